@@ -1,0 +1,29 @@
+// Command schedoctor finds what wastes a Go program's scheduler and says how
+// to fix it. See the README, or run `schedoctor help`.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/schedoctor/schedoctor/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, &cli.Env{
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Terminal: isTerminal(os.Stdout),
+	}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,50 @@
+// Sleeppoll throttles spawning with runtime.NumGoroutine and waits by
+// polling with a 5µs sleep: threads are woken and parked thousands of times
+// a second (runtime.futex via wakep/startm) while little work is done.
+// The fixed twin bounds concurrency with a semaphore and waits on a WaitGroup.
+package main
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schedoctor/schedoctor/internal/lab/labrun"
+)
+
+func main() { labrun.Main(bad, fixed) }
+
+const limit = 8
+
+var done atomic.Int64
+
+func task() {
+	time.Sleep(200 * time.Microsecond) // stands for a short I/O wait
+	done.Add(1)
+}
+
+func bad(ctx context.Context) {
+	for ctx.Err() == nil {
+		for runtime.NumGoroutine() > limit { // lab:SD103
+			time.Sleep(5 * time.Microsecond) // lab:SD102
+		}
+		go task()
+	}
+}
+
+func fixed(ctx context.Context) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for ctx.Err() == nil {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			task()
+		}()
+	}
+	wg.Wait()
+}

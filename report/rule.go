@@ -1,0 +1,55 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// RuleMarkdown writes a rule's documentation page. The same text is the
+// docs/rules/SDxxx.md page (go generate ./...) and the answer to
+// `schedoctor rules SDxxx`, so the two cannot drift.
+func RuleMarkdown(w io.Writer, r finding.Rule) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s %s: %s\n\n", r.ID, r.Name, r.Title)
+	srcs := make([]string, len(r.Sources))
+	for i, s := range r.Sources {
+		srcs[i] = "`schedoctor " + string(s) + "`"
+	}
+	fmt.Fprintf(&b, "- Severity: %s\n- Detected by: %s\n- Status: %s\n\n", r.Severity, strings.Join(srcs, ", "), r.Status)
+	section(&b, "Why it costs", r.Explanation)
+	section(&b, "How schedoctor detects it", r.Detection)
+	section(&b, "Fix", r.Fix)
+	if r.Wrong != "" {
+		fmt.Fprintf(&b, "## Wrong\n\n```go\n%s\n```\n\n## Right\n\n```go\n%s\n```\n\n", strings.TrimSpace(r.Wrong), strings.TrimSpace(r.Right))
+	}
+	if r.Effect != "" {
+		section(&b, "Measured effect", r.Effect)
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func section(b *strings.Builder, title, text string) {
+	fmt.Fprintf(b, "## %s\n\n%s\n\n", title, strings.TrimSpace(text))
+}
+
+// RuleIndexMarkdown writes docs/rules/README.md: the catalog as a table.
+func RuleIndexMarkdown(w io.Writer, rules []finding.Rule) error {
+	var b strings.Builder
+	b.WriteString("# schedoctor rules\n\n")
+	b.WriteString("Generated from the catalog in `finding/` by `go generate ./...`; do not edit.\n")
+	b.WriteString("Rules marked planned are in the catalog so their IDs are stable; no source reports them yet.\n\n")
+	b.WriteString("| ID | name | source | status | title |\n|---|---|---|---|---|\n")
+	for _, r := range rules {
+		srcs := make([]string, len(r.Sources))
+		for i, s := range r.Sources {
+			srcs[i] = string(s)
+		}
+		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Name, strings.Join(srcs, ", "), r.Status, strings.ReplaceAll(r.Title, "|", `\|`))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

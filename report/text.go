@@ -1,0 +1,184 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// TextOptions tune the text renderer. The zero value is plain 80-column text.
+type TextOptions struct {
+	Color bool // ANSI colour for severities; the CLI sets it only on a terminal
+	Width int  // wrap prose at this many columns; 0 means 80
+}
+
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+)
+
+var severityColor = map[finding.Severity]string{
+	finding.Critical: "\x1b[1;31m",
+	finding.Warning:  "\x1b[1;33m",
+	finding.Info:     "\x1b[1;36m",
+}
+
+// Text writes the summary (when it has a text form) and the findings grouped
+// by severity, most severe first: message, locations, evidence, fix, docs.
+func Text(w io.Writer, r Report, opt TextOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 80
+	}
+	bw := bufio.NewWriter(w)
+	p := &textPrinter{w: bw, opt: opt}
+	if ts, ok := r.Summary.(TextSummary); ok && ts != nil {
+		if err := ts.WriteText(bw); err != nil {
+			return err
+		}
+		fmt.Fprintln(bw)
+	}
+	fs := append([]finding.Finding(nil), r.Findings...)
+	finding.Sort(fs)
+	if len(fs) == 0 {
+		fmt.Fprintf(bw, "schedoctor %s: no findings\n", r.Source)
+		return bw.Flush()
+	}
+	p.header(r.Source, fs)
+	var cur finding.Severity = -1
+	for _, f := range fs {
+		if f.Severity != cur {
+			cur = f.Severity
+			fmt.Fprintln(bw)
+			fmt.Fprintln(bw, p.paint(severityColor[cur], strings.ToUpper(cur.String())))
+		}
+		p.finding(f)
+	}
+	return bw.Flush()
+}
+
+type textPrinter struct {
+	w   *bufio.Writer
+	opt TextOptions
+}
+
+func (p *textPrinter) paint(code, s string) string {
+	if !p.opt.Color || code == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (p *textPrinter) header(src finding.Source, fs []finding.Finding) {
+	counts := map[finding.Severity]int{}
+	for _, f := range fs {
+		counts[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []finding.Severity{finding.Critical, finding.Warning, finding.Info} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	noun := "findings"
+	if len(fs) == 1 {
+		noun = "finding"
+	}
+	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)\n", src, len(fs), noun, strings.Join(parts, ", "))
+}
+
+func (p *textPrinter) finding(f finding.Finding) {
+	name := ""
+	if r, ok := finding.Lookup(f.Rule); ok {
+		name = " " + r.Name
+	}
+	fmt.Fprintln(p.w)
+	head := p.paint(ansiBold, f.Rule+name)
+	p.wrap("  ", "    ", head+": "+f.Message)
+	for i, l := range f.Locations {
+		label := "at "
+		if i > 0 {
+			label = "   "
+		}
+		p.wrap("    ", "       ", label+l.String())
+	}
+	if len(f.Evidence) > 0 {
+		fmt.Fprintln(p.w, "    evidence:")
+		for _, e := range f.Evidence {
+			p.wrap("      ", "        ", fmt.Sprintf("%s: %s", e.Label, FormatValue(e.Value, e.Unit)))
+		}
+	}
+	if f.Fix != "" {
+		p.wrap("    ", "         ", "fix: "+f.Fix)
+	}
+	if r, ok := finding.Lookup(f.Rule); ok {
+		fmt.Fprintln(p.w, "    "+p.paint(ansiDim, "docs: "+r.URL()))
+	}
+}
+
+// wrap prints s word-wrapped to the width, the first line indented by first
+// and the rest by rest. Words longer than a line (paths, URLs) are not split.
+func (p *textPrinter) wrap(first, rest, s string) {
+	indent := first
+	line := indent
+	empty := true
+	for _, word := range strings.Fields(s) {
+		if !empty && visibleLen(line)+1+visibleLen(word) > p.opt.Width {
+			fmt.Fprintln(p.w, line)
+			indent = rest
+			line, empty = indent, true
+		}
+		if !empty {
+			line += " "
+		}
+		line += word
+		empty = false
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// visibleLen is the length of s without ANSI escape sequences.
+func visibleLen(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case r == '\x1b':
+			esc = true
+		case esc:
+			if r == 'm' {
+				esc = false
+			}
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// FormatValue prints an evidence value with its unit compactly: integers
+// without decimals, others with up to three significant decimals.
+func FormatValue(v float64, unit string) string {
+	var s string
+	switch {
+	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
+		s = strconv.FormatInt(int64(v), 10)
+	case v >= 100 || v <= -100:
+		s = strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1 || v <= -1:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		s = strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	switch {
+	case unit == "":
+		return s
+	case strings.HasPrefix(unit, "%"):
+		return s + unit
+	default:
+		return s + " " + unit
+	}
+}
