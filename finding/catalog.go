@@ -75,7 +75,7 @@ var (
 
 func load() {
 	catalogOnce.Do(func() {
-		for _, layer := range [][]Rule{lintRules, profileRules, traceRules, procsRules, sweepRules, hostRules, liveRules} {
+		for _, layer := range [][]Rule{lintRules, profileRules, traceRules, schedtraceRules, procsRules, sweepRules, hostRules, liveRules} {
 			catalog = append(catalog, layer...)
 		}
 		slices.SortFunc(catalog, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
