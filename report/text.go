@@ -100,11 +100,11 @@ func (p *textPrinter) finding(f finding.Finding) {
 	head := p.paint(ansiBold, f.Rule+name)
 	p.wrap("  ", "    ", head+": "+f.Message)
 	for i, l := range f.Locations {
-		label := "at "
-		if i > 0 {
-			label = "   "
+		if i == 0 {
+			p.wrap("    ", "       ", "at "+l.String())
+		} else {
+			p.wrap("       ", "       ", l.String())
 		}
-		p.wrap("    ", "       ", label+l.String())
 	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintln(p.w, "    evidence:")
@@ -167,9 +167,9 @@ func FormatValue(v float64, unit string) string {
 	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
 		s = strconv.FormatInt(int64(v), 10)
 	case v >= 100 || v <= -100:
-		s = strconv.FormatFloat(v, 'f', 1, 64)
+		s = trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
 	case v >= 1 || v <= -1:
-		s = strconv.FormatFloat(v, 'f', 2, 64)
+		s = trimZeros(strconv.FormatFloat(v, 'f', 2, 64))
 	default:
 		s = strconv.FormatFloat(v, 'g', 3, 64)
 	}
@@ -181,4 +181,11 @@ func FormatValue(v float64, unit string) string {
 	default:
 		return s + " " + unit
 	}
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }

@@ -1,0 +1,144 @@
+package finding
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCatalogValid(t *testing.T) {
+	if err := Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCatalogCoversDesign checks that every rule of DESIGN.md's initial
+// catalog is present: IDs are a contract and are never dropped.
+func TestCatalogCoversDesign(t *testing.T) {
+	var want []string
+	for _, r := range []struct{ from, to int }{{101, 106}, {201, 209}, {301, 309}, {401, 408}, {501, 502}, {601, 608}, {701, 704}} {
+		for i := r.from; i <= r.to; i++ {
+			want = append(want, "SD"+itoa(i))
+		}
+	}
+	for _, id := range want {
+		if _, ok := Lookup(id); !ok {
+			t.Errorf("rule %s missing from the catalog", id)
+		}
+	}
+}
+
+func itoa(i int) string {
+	return string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
+
+func TestLookup(t *testing.T) {
+	for _, q := range []string{"SD101", "sd101", "busy-select", "BUSY-SELECT"} {
+		r, ok := Lookup(q)
+		if !ok || r.ID != "SD101" {
+			t.Errorf("Lookup(%q) = %v, %v; want SD101", q, r.ID, ok)
+		}
+	}
+	if _, ok := Lookup("SD999"); ok {
+		t.Error("Lookup(SD999) found a rule")
+	}
+	if _, ok := Lookup(""); ok {
+		t.Error("Lookup(\"\") found a rule")
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for _, s := range []Severity{Info, Warning, Critical} {
+		got, err := ParseSeverity(strings.ToUpper(s.String()))
+		if err != nil || got != s {
+			t.Errorf("ParseSeverity(%v) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity(fatal): want an error")
+	}
+	if got := Severity(7).String(); got != "Severity(7)" {
+		t.Errorf("Severity(7) = %q", got)
+	}
+}
+
+func TestFindingJSONRoundTrip(t *testing.T) {
+	f := Finding{
+		Rule:      "SD102",
+		Severity:  Warning,
+		Message:   "loop polls with time.Sleep(5µs)",
+		Locations: []Location{{File: "a/b.go", Line: 12, Column: 3, Function: "main.poll"}},
+		Evidence:  []Evidence{{Label: "sleep", Value: 5, Unit: "µs"}},
+		Fix:       "block on a channel",
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"rule", "name", "severity", "message", "locations", "evidence", "fix", "url"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b)
+		}
+	}
+	if m["name"] != "sleep-poll" || m["severity"] != "warning" || !strings.HasSuffix(m["url"].(string), "SD102.md") {
+		t.Errorf("JSON = %s", b)
+	}
+	var back Finding
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Rule != f.Rule || back.Locations[0] != f.Locations[0] || back.Evidence[0] != f.Evidence[0] || back.Severity != f.Severity {
+		t.Errorf("round trip: got %+v, want %+v", back, f)
+	}
+	// Empty lists are [] in the contract, never null.
+	b, _ = json.Marshal(Finding{Rule: "SD101"})
+	if !strings.Contains(string(b), `"locations":[]`) || !strings.Contains(string(b), `"evidence":[]`) {
+		t.Errorf("empty finding JSON = %s", b)
+	}
+}
+
+func TestSortAndMax(t *testing.T) {
+	fs := []Finding{
+		{Rule: "SD102", Severity: Warning, Locations: []Location{{File: "b.go", Line: 3}}},
+		{Rule: "SD401", Severity: Critical},
+		{Rule: "SD102", Severity: Warning, Locations: []Location{{File: "a.go", Line: 9}}},
+		{Rule: "SD101", Severity: Info},
+	}
+	Sort(fs)
+	var got []string
+	for _, f := range fs {
+		l := ""
+		if len(f.Locations) > 0 {
+			l = f.Locations[0].File
+		}
+		got = append(got, f.Rule+l)
+	}
+	if strings.Join(got, " ") != "SD401 SD102a.go SD102b.go SD101" {
+		t.Errorf("Sort = %v", got)
+	}
+	if m, ok := Max(fs); !ok || m != Critical {
+		t.Errorf("Max = %v, %v", m, ok)
+	}
+	if _, ok := Max(nil); ok {
+		t.Error("Max(nil) ok")
+	}
+}
+
+func TestLocationString(t *testing.T) {
+	for _, c := range []struct {
+		l    Location
+		want string
+	}{
+		{Location{File: "x.go", Line: 3, Column: 4, Function: "f"}, "x.go:3:4 (f)"},
+		{Location{File: "x.go"}, "x.go"},
+		{Location{Function: "runtime.futex"}, "(runtime.futex)"},
+	} {
+		if got := c.l.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.l, got, c.want)
+		}
+	}
+}

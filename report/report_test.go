@@ -1,0 +1,225 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+type tableSummary struct {
+	Samples int `json:"samples"`
+}
+
+func (s tableSummary) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "samples: %d\n", s.Samples)
+	return err
+}
+
+var sample = Report{
+	Source: finding.SourceProfile,
+	Findings: []finding.Finding{
+		{
+			Rule:     "SD201",
+			Severity: finding.Warning,
+			Message:  "56.5% of CPU samples (0.05 cores) are threads woken and parked over and over, because a loop polls with time.Sleep(5µs)",
+			Locations: []finding.Location{
+				{File: "/src/app/poll.go", Line: 42, Function: "main.waitReady"},
+				{File: "/src/app/main.go", Line: 17, Function: "main.main"},
+			},
+			Evidence: []finding.Evidence{
+				{Label: "runtime.futex via wakep → startm → notewakeup", Value: 56.5, Unit: "% of samples"},
+				{Label: "CPU used", Value: 0.0812, Unit: "cores"},
+				{Label: "samples", Value: 812, Unit: ""},
+			},
+			Fix: "block on the event instead of polling: a channel closed by the goroutine that sets the flag",
+		},
+		{
+			Rule:      "SD401",
+			Severity:  finding.Critical,
+			Message:   "GOMAXPROCS=8 is above the 2 CPUs of the cgroup quota",
+			Locations: []finding.Location{{File: "/sys/fs/cgroup/cpu.max"}},
+			Evidence:  []finding.Evidence{{Label: "GOMAXPROCS", Value: 8}, {Label: "CPU quota", Value: 2, Unit: "CPUs"}},
+			Fix:       "unset GOMAXPROCS and build with go ≥ 1.25",
+		},
+		{Rule: "SD304", Severity: finding.Info, Message: "77% of goroutine starts changed thread"},
+	},
+	Summary: tableSummary{Samples: 812},
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run go test -update and review the diff):\n%s", name, got)
+	}
+}
+
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, sample, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.txt", b.Bytes())
+	for i, line := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(line)); n > 80 && !strings.Contains(line, "://") && !strings.Contains(line, "/src/") {
+			t.Errorf("line %d has %d columns: %q", i+1, n, line)
+		}
+	}
+	if strings.Contains(b.String(), "\x1b[") {
+		t.Error("plain text contains ANSI escapes")
+	}
+}
+
+func TestTextColor(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, sample, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample-color.txt", b.Bytes())
+}
+
+func TestTextEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, Report{Source: finding.SourceLint}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "schedoctor lint: no findings\n" {
+		t.Errorf("empty report = %q", got)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := JSON(&b, sample); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.json", b.Bytes())
+	var back struct {
+		Source   string            `json:"source"`
+		Findings []finding.Finding `json:"findings"`
+		Summary  map[string]any    `json:"summary"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Source != "profile" || len(back.Findings) != 3 || back.Summary["samples"] != float64(812) {
+		t.Errorf("decoded %+v", back)
+	}
+	b.Reset()
+	if err := JSON(&b, Report{Source: finding.SourceLint}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"findings": []`) || !strings.Contains(b.String(), `"summary": {}`) {
+		t.Errorf("empty JSON = %s", b.String())
+	}
+}
+
+func TestSARIF(t *testing.T) {
+	var b bytes.Buffer
+	if err := SARIF(&b, sample, SARIFOptions{ToolVersion: "v0.1.0", BaseDir: "/src/app"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.sarif", b.Bytes())
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex *int   `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI       string `json:"uri"`
+							URIBaseID string `json:"uriBaseId"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("bad log: %s", b.String())
+	}
+	run := log.Runs[0]
+	for _, r := range run.Results {
+		if r.RuleIndex == nil || run.Tool.Driver.Rules[*r.RuleIndex].ID != r.RuleID {
+			t.Errorf("result %s: ruleIndex does not point at its rule", r.RuleID)
+		}
+	}
+	if got := run.Results[0]; got.Level != "error" || got.RuleID != "SD401" {
+		t.Errorf("first result = %+v; want the critical SD401 as error", got)
+	}
+	loc := run.Results[1].Locations[0].PhysicalLocation.ArtifactLocation
+	if loc.URI != "poll.go" || loc.URIBaseID != "%SRCROOT%" {
+		t.Errorf("location under BaseDir = %+v; want relative to %%SRCROOT%%", loc)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		unit string
+		want string
+	}{
+		{56.5, "% of samples", "56.5% of samples"},
+		{2.50, "x", "2.5 x"},
+		{812, "", "812"},
+		{0.0812, "cores", "0.0812 cores"},
+		{1234.56, "ms", "1234.6 ms"},
+		{-3, "µs", "-3 µs"},
+	} {
+		if got := FormatValue(c.v, c.unit); got != c.want {
+			t.Errorf("FormatValue(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
+		}
+	}
+}
+
+func TestRuleMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	r, _ := finding.Lookup("SD101")
+	if err := RuleMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# SD101 busy-select", "## Wrong", "## Right", "```go"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("SD101 page lacks %q", want)
+		}
+	}
+	b.Reset()
+	r, _ = finding.Lookup("SD401")
+	RuleMarkdown(&b, r)
+	if strings.Contains(b.String(), "## Wrong") {
+		t.Error("SD401 has no code examples but the page shows a Wrong section")
+	}
+}
