@@ -3,19 +3,31 @@ package finding
 // Sweep rules (SD5xx), produced by `schedoctor sweep` (package sweep).
 var sweepRules = []Rule{
 	{
-		ID: "SD501", Name: "recommended-gomaxprocs", Severity: Info, Sources: []Source{SourceSweep}, Status: Planned,
+		ID: "SD501", Name: "recommended-gomaxprocs", Severity: Info, Sources: []Source{SourceSweep}, Status: Implemented,
 		Title: "the GOMAXPROCS at the knee of measured throughput or latency",
 		Explanation: "Beyond the parallelism a workload really has, more Ps add preemption, stealing and contention and no " +
 			"throughput. The knee is the smallest GOMAXPROCS within a tolerance of the best measured result.",
-		Detection: "The command run as a fresh process at each GOMAXPROCS, several times in interleaved order; medians " +
-			"and confidence intervals per value; the smallest value within the tolerance (default 5%) of the best.",
+		Detection: "The command runs as a fresh process at each GOMAXPROCS (default 1..CPUs and 2×CPUs), -runs times " +
+			"(default 5) in an interleaved order shuffled with a reported seed. The metric is the first -metric, else " +
+			"p99 latency under -load, else the first go test -bench value, else wall time. Per value: the median and " +
+			"its order-statistic confidence interval (nominal 95%, from the Binomial(n, 1/2) law; with 5 runs it is " +
+			"[min, max] at 93.8%). The knee is the smallest value whose median is within -tolerance (default 5%) of " +
+			"the best median. Always reported as info when any run succeeded; raised to warning when the default, " +
+			"GOMAXPROCS = CPUs, was swept and is worse than the knee beyond both intervals and the tolerance (5 runs " +
+			"each at least).",
 		Fix: "Run with GOMAXPROCS at the knee, or give the workload only that many CPUs.",
+		Effect: "Measured here (2 CPUs, lab program cpubound, 3 runs each at a quiet moment): 11.8 million hashes/s at " +
+			"GOMAXPROCS=1, 22.8 million at 2, 23.5 million at 4: the knee is 2, and 4 buys 3% (docs/sweep.md).",
 	},
 	{
-		ID: "SD502", Name: "negative-scaling", Severity: Warning, Sources: []Source{SourceSweep}, Status: Planned,
+		ID: "SD502", Name: "negative-scaling", Severity: Warning, Sources: []Source{SourceSweep}, Status: Implemented,
 		Title:       "throughput falls (or latency rises) as GOMAXPROCS grows",
 		Explanation: "Lock contention, false sharing and cross-P handoffs can make more Ps slower than fewer.",
-		Detection:   "A higher GOMAXPROCS whose result is worse than a lower one beyond both confidence intervals.",
-		Fix:         "Find the contended resource (schedoctor profile, the mutex profile) and shard it; until then cap GOMAXPROCS.",
+		Detection: "A pair of swept values, each with at least 5 successful runs, where the higher GOMAXPROCS's median " +
+			"is worse than the lower one's by more than -tolerance (default 5%) and the two confidence intervals of " +
+			"the medians do not overlap (with 5 runs the intervals are [min, max]: two disjoint ranges from one " +
+			"distribution happen 1 time in 252 in a given direction). The worst pair is reported, with the count of " +
+			"all such pairs.",
+		Fix: "Find the contended resource (schedoctor profile, the mutex profile) and shard it; until then cap GOMAXPROCS.",
 	},
 }

@@ -98,6 +98,14 @@ func TestTextColor(t *testing.T) {
 	golden(t, "sample-color.txt", b.Bytes())
 }
 
+func TestTextCompact(t *testing.T) {
+	var b bytes.Buffer
+	if err := Text(&b, sample, TextOptions{Compact: true}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample-compact.txt", b.Bytes())
+}
+
 func TestTextEmpty(t *testing.T) {
 	var b bytes.Buffer
 	if err := Text(&b, Report{Source: finding.SourceLint}, TextOptions{}); err != nil {

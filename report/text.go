@@ -14,6 +14,9 @@ import (
 type TextOptions struct {
 	Color bool // ANSI colour for severities; the CLI sets it only on a terminal
 	Width int  // wrap prose at this many columns; 0 means 80
+	// Compact prints one line per finding, "file:line: SDnnn name: message",
+	// like go vet, with no evidence or fix; the summary is still printed.
+	Compact bool
 }
 
 const (
@@ -49,6 +52,12 @@ func Text(w io.Writer, r Report, opt TextOptions) error {
 		return bw.Flush()
 	}
 	p.header(r.Source, fs)
+	if opt.Compact {
+		for _, f := range fs {
+			p.compact(f)
+		}
+		return bw.Flush()
+	}
 	var cur finding.Severity = -1
 	for _, f := range fs {
 		if f.Severity != cur {
@@ -89,6 +98,20 @@ func (p *textPrinter) header(src finding.Source, fs []finding.Finding) {
 		noun = "finding"
 	}
 	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)\n", src, len(fs), noun, strings.Join(parts, ", "))
+}
+
+func (p *textPrinter) compact(f finding.Finding) {
+	where := ""
+	if len(f.Locations) > 0 {
+		l := f.Locations[0]
+		l.Function = ""
+		where = l.String() + ": "
+	}
+	name := ""
+	if r, ok := finding.Lookup(f.Rule); ok {
+		name = " " + r.Name
+	}
+	fmt.Fprintf(p.w, "%s%s%s: %s\n", where, p.paint(severityColor[f.Severity], f.Rule), name, f.Message)
 }
 
 func (p *textPrinter) finding(f finding.Finding) {

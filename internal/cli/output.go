@@ -75,7 +75,7 @@ func (e *Env) emit(o *outputFlags, r report.Report) int {
 		}
 		err = report.SARIF(e.Stdout, r, report.SARIFOptions{ToolVersion: Version(), BaseDir: wd})
 	default:
-		err = report.Text(e.Stdout, r, report.TextOptions{Color: e.Terminal && e.getenv("NO_COLOR") == ""})
+		err = report.Text(e.Stdout, r, report.TextOptions{Color: e.color()})
 	}
 	if err != nil {
 		return e.fail(fmt.Errorf("writing the report: %w", err))
@@ -93,4 +93,10 @@ func exitCode(fl failLevel, fs []finding.Finding) int {
 		}
 	}
 	return ExitClean
+}
+
+// color reports whether text output may use ANSI colour: only on a
+// terminal, and never with NO_COLOR set (https://no-color.org).
+func (e *Env) color() bool {
+	return e.Terminal && e.getenv("NO_COLOR") == ""
 }

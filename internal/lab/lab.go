@@ -49,9 +49,13 @@ var Programs = []Program{
 	{Name: "mutex", Summary: "every worker updates one map under one sync.Mutex"},
 	{Name: "gcpressure", Summary: "per-item linked structures keep the GC running"},
 	{Name: "syscallheavy", Summary: "one write(2) per small record"},
+	{Name: "fanout", Summary: "one goroutine per CPU-bound item, a thousand at a time"},
 	{Name: "overprocs", Summary: "CPU-bound goroutines with GOMAXPROCS=8, above the CPUs", Env: []string{"GOMAXPROCS=8"}},
 	{Name: "workerpool", Summary: "healthy: a worker pool doing real work", Healthy: true},
 	{Name: "pingpong", Summary: "healthy: a channel ping-pong, busy but legitimate", Healthy: true},
+	{Name: "cpubound", Summary: "healthy: a fixed amount of CPU work split across the Ps (sweep)", Healthy: true},
+	{Name: "lockcontend", Summary: "a fixed crew of workers serialised on one sync.Mutex (sweep: negative scaling)"},
+	{Name: "httpserver", Summary: "healthy: a loopback HTTP server doing CPU work per request (sweep -load)", Healthy: true},
 }
 
 // Lookup returns the program called name.

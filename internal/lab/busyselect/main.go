@@ -34,7 +34,7 @@ func bad(ctx context.Context) {
 	idle := 0
 	for {
 		select { // lab:SD101
-		case j, ok := <-jobs:
+		case j, ok := <-jobs: // lab:SD204
 			if !ok {
 				return
 			}

@@ -24,7 +24,7 @@ func bad(ctx context.Context) {
 			ready.Store(true)
 		}()
 		for !ready.Load() { // lab:SD106
-			runtime.Gosched() // lab:SD204 lab:SD308
+			runtime.Gosched() // lab:SD308
 		}
 		batches++
 	}

@@ -1,6 +1,7 @@
 // Sleeppoll throttles spawning with runtime.NumGoroutine and waits by
 // polling with a 5µs sleep: threads are woken and parked thousands of times
 // a second (runtime.futex via wakep/startm) while little work is done.
+// Sixteen spawners poll at once, as the handlers of a busy server would.
 // The fixed twin bounds concurrency with a semaphore and waits on a WaitGroup.
 package main
 
@@ -16,7 +17,10 @@ import (
 
 func main() { labrun.Main(bad, fixed) }
 
-const limit = 8
+const (
+	spawners = 16
+	limit    = 64
+)
 
 var done atomic.Int64
 
@@ -25,25 +29,43 @@ func task() {
 	done.Add(1)
 }
 
-func bad(ctx context.Context) {
+func spawn(ctx context.Context) {
 	for ctx.Err() == nil {
 		for runtime.NumGoroutine() > limit { // lab:SD103
-			time.Sleep(5 * time.Microsecond) // lab:SD102
+			time.Sleep(5 * time.Microsecond) // lab:SD102 lab:SD201 lab:SD203 lab:SD307
 		}
 		go task()
 	}
 }
 
-func fixed(ctx context.Context) {
-	sem := make(chan struct{}, limit)
+func bad(ctx context.Context) {
 	var wg sync.WaitGroup
-	for ctx.Err() == nil {
-		sem <- struct{}{}
+	for i := 0; i < spawners; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			task()
+			spawn(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func fixed(ctx context.Context) {
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < spawners; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { <-sem }()
+					task()
+				}()
+			}
 		}()
 	}
 	wg.Wait()

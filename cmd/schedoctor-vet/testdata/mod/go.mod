@@ -1,0 +1,3 @@
+module example.com/vetfixture
+
+go 1.26

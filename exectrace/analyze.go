@@ -1,0 +1,721 @@
+package exectrace
+
+import (
+	"strings"
+	"time"
+
+	"golang.org/x/exp/trace"
+)
+
+// wake is why a goroutine became runnable (or, for blocks, what it waited on).
+type wake uint8
+
+const (
+	wakeCreated wake = iota
+	wakePreempted
+	wakeYield
+	wakeSyscall
+	wakeChan
+	wakeSleep
+	wakeSync
+	wakeNetwork
+	wakeOther
+	wakeStart // runnable when the trace began: the wait's start is unknown
+	nWake
+)
+
+var wakeNames = [nWake]string{
+	wakeCreated:   "created",
+	wakePreempted: "preempted",
+	wakeYield:     "yielded (Gosched)",
+	wakeSyscall:   "syscall returned without P",
+	wakeChan:      "channel or select",
+	wakeSleep:     "sleep or timer",
+	wakeSync:      "sync (Mutex, RWMutex, WaitGroup, Cond)",
+	wakeNetwork:   "network",
+	wakeOther:     "other wait",
+	wakeStart:     "runnable at trace start",
+}
+
+// woken reports whether w is a wake-up (the goroutine waited for something
+// and got it) rather than a preemption or a yield: the starts where latency
+// is felt by whatever the goroutine waited on.
+// Creation is left out too: a burst of go statements queues by design.
+func (w wake) woken() bool {
+	return w != wakePreempted && w != wakeYield && w != wakeStart && w != wakeCreated
+}
+
+// blockKind classifies a GoBlock reason string (runtime/traceruntime.go's
+// traceBlockReasonStrings).
+func blockKind(reason string) wake {
+	switch reason {
+	case "chan send", "chan receive", "select":
+		return wakeChan
+	case "sleep":
+		return wakeSleep
+	case "sync", "sync.(*Cond).Wait":
+		return wakeSync
+	case "network":
+		return wakeNetwork
+	case "preempted":
+		return wakePreempted
+	}
+	return wakeOther
+}
+
+// siteKey identifies a creation site: where the go statement is (the
+// creator's innermost user frame) and the function the goroutine runs.
+type siteKey struct {
+	creator locID
+	fn      locID
+}
+
+// site accumulates what goroutines from one creation site did.
+type site struct {
+	key        siteKey
+	system     bool // the goroutine runs a runtime function (GC worker, sweeper, ...)
+	goroutines int
+	running    time.Duration
+	latency    Histogram
+	blocks     [nWake]int
+	blockLocs  map[blockKey]int
+	preempts   int
+	yields     int
+	stopLocs   map[locID]int // where preemptions and yields hit
+	// never-blocking goroutines: stopped (preempted or yielded) but never blocked.
+	neverBlocked    int
+	neverBlockedRun time.Duration
+	yieldOnly       int // of those, goroutines that yielded at least once
+	starts          int
+	migP, migM      int
+}
+
+type blockKey struct {
+	why wake
+	loc locID
+}
+
+// gstate is the little the analysis keeps per live goroutine.
+type gstate struct {
+	site         int32 // index into analyzer.sites; -1 until known
+	state        trace.GoState
+	since        trace.Time
+	why          wake // why it is runnable, or what it is blocked on
+	blockLoc     locID
+	syscallLoc   locID
+	lastSleepLoc locID
+	lastP        trace.ProcID
+	lastM        trace.ThreadID
+	started      bool
+	blocked      bool
+	stopped      bool
+	yielded      bool
+	onLock       bool // blocked in sync.(*Mutex) or sync.(*RWMutex)
+	// A mark assist range lasts until the assist is done, across the
+	// goroutine's preemptions and waits; only its running time is GC work.
+	inAssist    bool
+	assistLoc   locID
+	assistSince trace.Time // start of the current running stretch in the assist
+	assistRun   time.Duration
+	run         time.Duration
+}
+
+type pstate struct {
+	running bool
+	since   trace.Time
+	busy    time.Duration
+}
+
+type sleepSite struct {
+	n, repeats int
+	slept      Histogram
+}
+
+type syscallSite struct {
+	n, handoffs int
+	dur         Histogram
+}
+
+type waitSite struct {
+	n          int
+	goroutines map[trace.GoID]struct{}
+	wait       Histogram
+}
+
+type rangeKey struct {
+	name  string
+	scope trace.ResourceID
+}
+
+type openRange struct {
+	start trace.Time
+	loc   locID
+}
+
+// analyzer is the streaming state: per live goroutine and P, per site and
+// location aggregates, and nothing per event.
+type analyzer struct {
+	locs *locTable
+
+	first, last trace.Time
+	events      int64 // all events, syncs included
+	syncs       int   // the reader emits one at each generation's start and one at the end
+	gomaxprocs  int
+
+	gs    map[trace.GoID]*gstate
+	ps    map[trace.ProcID]*pstate
+	sites []*site
+	index map[siteKey]int32
+
+	latency   Histogram
+	byWhy     [nWake]Histogram
+	starts    int
+	migP      int
+	migM      int
+	steals    int
+	runnable  level
+	runningPs level
+
+	sleeps   map[locID]*sleepSite
+	syscalls map[locID]*syscallSite
+	locks    map[locID]*waitSite
+
+	ranges   map[rangeKey]openRange
+	stw      Histogram
+	stwWhy   map[string]time.Duration
+	assist   Histogram               // assists' running time, one sample per assist
+	assistBy map[locID]time.Duration // the same, by where the goroutine allocated
+	mark     Histogram
+	gcWorker time.Duration // running time of GC mark worker goroutines
+}
+
+func newAnalyzer() *analyzer {
+	return &analyzer{
+		locs:      newLocTable(),
+		gs:        map[trace.GoID]*gstate{},
+		ps:        map[trace.ProcID]*pstate{},
+		index:     map[siteKey]int32{},
+		sleeps:    map[locID]*sleepSite{},
+		syscalls:  map[locID]*syscallSite{},
+		locks:     map[locID]*waitSite{},
+		ranges:    map[rangeKey]openRange{},
+		stwWhy:    map[string]time.Duration{},
+		assistBy:  map[locID]time.Duration{},
+		runningPs: newLevel(true),
+		runnable:  newLevel(false),
+	}
+}
+
+func (a *analyzer) siteFor(k siteKey) int32 {
+	if i, ok := a.index[k]; ok {
+		return i
+	}
+	fn := a.locs.get(k.fn).Function
+	s := &site{
+		key:       k,
+		system:    isRuntimeFunc(fn),
+		blockLocs: map[blockKey]int{},
+		stopLocs:  map[locID]int{},
+	}
+	i := int32(len(a.sites))
+	a.sites = append(a.sites, s)
+	a.index[k] = i
+	return i
+}
+
+// g returns the state of goroutine id, making it for one first seen.
+func (a *analyzer) g(id trace.GoID) *gstate {
+	g := a.gs[id]
+	if g == nil {
+		g = &gstate{site: -1, blockLoc: noLoc, syscallLoc: noLoc, lastSleepLoc: noLoc, lastP: trace.NoProc, lastM: trace.NoThread}
+		a.gs[id] = g
+	}
+	return g
+}
+
+// siteOf returns g's site, resolving a goroutine that existed at trace start
+// (creation unknown) by the outermost frame of the first stack seen.
+func (a *analyzer) siteOf(g *gstate, s trace.Stack) *site {
+	if g.site < 0 {
+		if s == trace.NoStack {
+			return nil
+		}
+		g.site = a.siteFor(siteKey{creator: noLoc, fn: a.locs.outer(s)})
+		a.sites[g.site].goroutines++
+	}
+	return a.sites[g.site]
+}
+
+func (a *analyzer) handle(ev *trace.Event) {
+	t := ev.Time()
+	if a.events == 0 {
+		a.first = t
+	}
+	a.events++
+	a.last = t
+	switch ev.Kind() {
+	case trace.EventSync:
+		a.syncs++
+		a.locs.newGeneration()
+	case trace.EventMetric:
+		m := ev.Metric()
+		if m.Name == "/sched/gomaxprocs:threads" && m.Value.Kind() == trace.ValueUint64 {
+			a.gomaxprocs = int(m.Value.Uint64())
+		}
+	case trace.EventStateTransition:
+		st := ev.StateTransition()
+		switch st.Resource.Kind {
+		case trace.ResourceGoroutine:
+			a.goTransition(ev, st, t)
+		case trace.ResourceProc:
+			a.procTransition(ev, st, t)
+		}
+	case trace.EventRangeBegin, trace.EventRangeActive:
+		r := ev.Range()
+		if r.Name == "GC mark assist" && r.Scope.Kind == trace.ResourceGoroutine {
+			a.beginAssist(ev, r.Scope.Goroutine(), t)
+			return
+		}
+		k := rangeKey{r.Name, r.Scope}
+		if _, ok := a.ranges[k]; !ok {
+			loc := noLoc
+			if ev.Kind() == trace.EventRangeBegin {
+				loc = a.locs.user(ev.Stack())
+			}
+			a.ranges[k] = openRange{start: t, loc: loc}
+		}
+	case trace.EventRangeEnd:
+		r := ev.Range()
+		if r.Name == "GC mark assist" && r.Scope.Kind == trace.ResourceGoroutine {
+			a.endAssist(r.Scope.Goroutine(), t)
+			return
+		}
+		k := rangeKey{r.Name, r.Scope}
+		o, ok := a.ranges[k]
+		if !ok {
+			return
+		}
+		delete(a.ranges, k)
+		d := t.Sub(o.start)
+		switch {
+		case strings.HasPrefix(r.Name, "stop-the-world"):
+			a.stw.Add(d)
+			a.stwWhy[stwReason(r.Name)] += d
+		case r.Name == "GC concurrent mark phase":
+			a.mark.Add(d)
+		}
+	}
+}
+
+// stwReason turns "stop-the-world (GC mark termination)" into "GC mark termination".
+func stwReason(name string) string {
+	s := strings.TrimPrefix(name, "stop-the-world")
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+	if s == "" {
+		return "unspecified"
+	}
+	return s
+}
+
+func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t trace.Time) {
+	from, to := st.Proc()
+	if from == to {
+		return // re-announced at a generation boundary
+	}
+	id := st.Resource.Proc()
+	p := a.ps[id]
+	if p == nil {
+		p = &pstate{}
+		a.ps[id] = p
+	}
+	if p.running {
+		p.busy += t.Sub(p.since)
+		p.running = false
+		a.runningPs.add(t, -1)
+	}
+	if to == trace.ProcRunning {
+		p.running = true
+		p.since = t
+		a.runningPs.add(t, +1)
+	}
+	if from == trace.ProcRunning && to == trace.ProcIdle && ev.Proc() != id {
+		a.steals++ // taken from a thread in a syscall
+	}
+}
+
+func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t trace.Time) {
+	from, to := st.Goroutine()
+	if from == to {
+		return // re-announced at a generation boundary
+	}
+	id := st.Resource.Goroutine()
+	g := a.g(id)
+
+	// Leaving a state: account for the time spent in it.
+	switch from {
+	case trace.GoRunning:
+		if g.inAssist {
+			g.assistRun += t.Sub(g.assistSince)
+		}
+		d := t.Sub(g.since)
+		g.run += d
+		if s := a.siteOf(g, st.Stack); s != nil {
+			s.running += d
+			if s.system && strings.HasPrefix(a.locs.get(s.key.fn).Function, "runtime.gcBgMarkWorker") {
+				a.gcWorker += d
+			}
+		}
+	case trace.GoRunnable:
+		a.runnable.add(t, -1)
+	case trace.GoNotExist:
+		if to != trace.GoNotExist {
+			creator := a.locs.user(ev.Stack())
+			fn := a.locs.outer(st.Stack)
+			g.site = a.siteFor(siteKey{creator: creator, fn: fn})
+			a.sites[g.site].goroutines++
+		}
+	}
+
+	switch to {
+	case trace.GoRunnable:
+		a.runnable.add(t, +1)
+		switch from {
+		case trace.GoNotExist:
+			g.why = wakeCreated
+		case trace.GoRunning:
+			s := a.siteOf(g, st.Stack)
+			loc := a.locs.user(st.Stack)
+			g.stopped = true
+			g.lastSleepLoc = noLoc
+			if st.Reason == "runtime.Gosched" {
+				g.why = wakeYield
+				g.yielded = true
+				if s != nil {
+					s.yields++
+				}
+			} else {
+				g.why = wakePreempted
+				if s != nil {
+					s.preempts++
+				}
+			}
+			if s != nil {
+				s.stopLocs[loc]++
+			}
+		case trace.GoWaiting:
+			a.endWait(id, g, t) // g.why still says what it waited on
+
+		case trace.GoSyscall:
+			g.why = wakeSyscall
+			a.endSyscall(g, t, true)
+		default:
+			g.why = wakeStart
+		}
+	case trace.GoRunning:
+		switch from {
+		case trace.GoRunnable:
+			a.start(ev, g, t)
+		case trace.GoSyscall:
+			a.endSyscall(g, t, false)
+		}
+		// For a start, the event's context is the P and thread that run
+		// the goroutine from now on.
+		g.lastP, g.lastM = ev.Proc(), ev.Thread()
+	case trace.GoWaiting:
+		if from == trace.GoRunning {
+			a.block(g, st, t)
+		} else {
+			g.why = wakeOther
+		}
+	case trace.GoSyscall:
+		g.syscallLoc = a.locs.user(st.Stack)
+		a.siteOf(g, st.Stack)
+	case trace.GoNotExist:
+		a.retire(g)
+		delete(a.gs, id)
+		return
+	}
+	g.state = to
+	g.since = t
+	if to == trace.GoRunning && g.inAssist {
+		g.assistSince = t
+	}
+}
+
+// beginAssist starts a mark assist of goroutine id (running now, or, for a
+// range already active at a generation's start, in whatever state).
+func (a *analyzer) beginAssist(ev *trace.Event, id trace.GoID, t trace.Time) {
+	g := a.g(id)
+	if g.inAssist {
+		return // re-announced at a generation boundary
+	}
+	g.inAssist = true
+	g.assistRun = 0
+	g.assistSince = t
+	g.assistLoc = noLoc
+	if ev.Kind() == trace.EventRangeBegin {
+		g.assistLoc = a.locs.user(ev.Stack())
+	}
+}
+
+// endAssist closes a goroutine's mark assist and records its running time.
+func (a *analyzer) endAssist(id trace.GoID, t trace.Time) {
+	g := a.gs[id]
+	if g == nil || !g.inAssist {
+		return
+	}
+	if g.state == trace.GoRunning {
+		g.assistRun += t.Sub(g.assistSince)
+	}
+	g.inAssist = false
+	a.assist.Add(g.assistRun)
+	a.assistBy[g.assistLoc] += g.assistRun
+}
+
+// start records a GoRunnable → GoRunning transition: the scheduling latency
+// and whether the goroutine changed P or thread.
+func (a *analyzer) start(ev *trace.Event, g *gstate, t trace.Time) {
+	s := (*site)(nil)
+	if g.site >= 0 {
+		s = a.sites[g.site]
+	}
+	if g.why != wakeStart {
+		d := t.Sub(g.since)
+		a.latency.Add(d)
+		a.byWhy[g.why].Add(d)
+		if s != nil && g.why.woken() {
+			s.latency.Add(d)
+		}
+	}
+	a.starts++
+	if s != nil {
+		s.starts++
+	}
+	if g.started {
+		if p := ev.Proc(); p != trace.NoProc && g.lastP != trace.NoProc && p != g.lastP {
+			a.migP++
+			if s != nil {
+				s.migP++
+			}
+		}
+		if m := ev.Thread(); m != trace.NoThread && g.lastM != trace.NoThread && m != g.lastM {
+			a.migM++
+			if s != nil {
+				s.migM++
+			}
+		}
+	}
+	g.started = true
+}
+
+// block records a GoRunning → GoWaiting transition.
+func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
+	why := blockKind(st.Reason)
+	loc := a.locs.user(st.Stack)
+	g.blocked = true
+	g.why = why
+	if why == wakeSleep {
+		ss := a.sleeps[loc]
+		if ss == nil {
+			ss = &sleepSite{}
+			a.sleeps[loc] = ss
+		}
+		ss.n++
+		if g.lastSleepLoc == loc {
+			ss.repeats++
+		}
+		g.lastSleepLoc = loc
+	} else {
+		g.lastSleepLoc = noLoc
+	}
+	g.blockLoc = loc
+	g.onLock = why == wakeSync && a.locs.isLock(st.Stack)
+	if s := a.siteOf(g, st.Stack); s != nil {
+		s.blocks[why]++
+		s.blockLocs[blockKey{why, loc}]++
+	}
+}
+
+// endWait records how long a goroutine waited, for sleeps and locks.
+func (a *analyzer) endWait(id trace.GoID, g *gstate, t trace.Time) {
+	d := t.Sub(g.since)
+	switch g.why {
+	case wakeSleep:
+		if ss := a.sleeps[g.blockLoc]; ss != nil {
+			ss.slept.Add(d)
+		}
+	case wakeSync:
+		if !g.onLock {
+			return
+		}
+		ws := a.locks[g.blockLoc]
+		if ws == nil {
+			ws = &waitSite{goroutines: map[trace.GoID]struct{}{}}
+			a.locks[g.blockLoc] = ws
+		}
+		ws.n++
+		if len(ws.goroutines) < maxTrackedWaiters {
+			ws.goroutines[id] = struct{}{}
+		}
+		ws.wait.Add(d)
+	}
+}
+
+// maxTrackedWaiters bounds the per-lock set of distinct waiting goroutines.
+const maxTrackedWaiters = 4096
+
+func (a *analyzer) endSyscall(g *gstate, t trace.Time, handoff bool) {
+	ss := a.syscalls[g.syscallLoc]
+	if ss == nil {
+		ss = &syscallSite{}
+		a.syscalls[g.syscallLoc] = ss
+	}
+	ss.n++
+	if handoff {
+		ss.handoffs++
+	}
+	ss.dur.Add(t.Sub(g.since))
+}
+
+// retire folds a goroutine that ended (or was alive at the end of the
+// trace) into its site.
+func (a *analyzer) retire(g *gstate) {
+	if g.site < 0 {
+		return
+	}
+	s := a.sites[g.site]
+	if g.stopped && !g.blocked {
+		s.neverBlocked++
+		s.neverBlockedRun += g.run
+		if g.yielded {
+			s.yieldOnly++
+		}
+	}
+}
+
+// finish closes the states still open at the end of the trace.
+func (a *analyzer) finish() {
+	t := a.last
+	for _, g := range a.gs {
+		if g.state == trace.GoRunning {
+			d := t.Sub(g.since)
+			g.run += d
+			if g.site >= 0 {
+				a.sites[g.site].running += d
+			}
+		}
+		a.retire(g)
+	}
+	for _, p := range a.ps {
+		if p.running {
+			p.busy += t.Sub(p.since)
+		}
+	}
+	a.runningPs.add(t, 0)
+	a.runnable.add(t, 0)
+}
+
+// level integrates a count that changes over time (running Ps, runnable
+// goroutines): its time-weighted mean, its maximum, the time spent at each
+// value, and optionally a timeline in bins that double in width so that any
+// trace length fits in maxBins.
+type level struct {
+	cur      int
+	at       trace.Time
+	started  bool
+	area     float64 // count × ns
+	max      int
+	timeAt   [levelCap + 1]time.Duration
+	timeline bool
+	binW     time.Duration
+	origin   trace.Time
+	bins     []float64 // count × ns per bin
+}
+
+const (
+	levelCap = 256
+	maxBins  = 512
+)
+
+func newLevel(timeline bool) level {
+	return level{timeline: timeline, binW: 10 * time.Millisecond}
+}
+
+func (l *level) add(t trace.Time, delta int) {
+	if !l.started {
+		l.started, l.at, l.origin = true, t, t
+	}
+	if d := t.Sub(l.at); d > 0 {
+		l.area += float64(l.cur) * float64(d)
+		l.timeAt[min(max(l.cur, 0), levelCap)] += d
+		if l.timeline {
+			l.spread(l.at, t)
+		}
+	}
+	l.at = t
+	l.cur += delta
+	l.max = max(l.max, l.cur)
+}
+
+// spread adds cur × (overlap) to every bin that [from, to) covers.
+func (l *level) spread(from, to trace.Time) {
+	if l.cur == 0 {
+		return
+	}
+	for from < to {
+		i := int(from.Sub(l.origin) / l.binW)
+		for i >= maxBins {
+			l.coarsen()
+			i = int(from.Sub(l.origin) / l.binW)
+		}
+		for len(l.bins) <= i {
+			l.bins = append(l.bins, 0)
+		}
+		end := l.origin + trace.Time(time.Duration(i+1)*l.binW)
+		end = min(end, to)
+		l.bins[i] += float64(l.cur) * float64(end.Sub(from))
+		from = end
+	}
+}
+
+// coarsen halves the number of bins by doubling their width.
+func (l *level) coarsen() {
+	n := (len(l.bins) + 1) / 2
+	for i := 0; i < n; i++ {
+		v := l.bins[2*i]
+		if 2*i+1 < len(l.bins) {
+			v += l.bins[2*i+1]
+		}
+		l.bins[i] = v
+	}
+	l.bins = l.bins[:n]
+	l.binW *= 2
+}
+
+// mean is the time-weighted mean over the time observed.
+func (l *level) mean() float64 {
+	var total time.Duration
+	for _, d := range l.timeAt {
+		total += d
+	}
+	if total == 0 {
+		return 0
+	}
+	return l.area / float64(total)
+}
+
+// shareAbove is the share of the observed time the level spent above n.
+func (l *level) shareAbove(n int) float64 {
+	var total, above time.Duration
+	for v, d := range l.timeAt {
+		total += d
+		if v > n {
+			above += d
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(above) / float64(total)
+}

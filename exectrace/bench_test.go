@@ -1,0 +1,57 @@
+package exectrace
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"testing"
+
+	"golang.org/x/exp/trace"
+)
+
+// benchTrace is the trace the benchmarks read: $SCHEDOCTOR_BENCH_TRACE
+// (scripts/bench-trace.sh makes a large one) or the pingpong fixture.
+func benchTrace(b *testing.B) []byte {
+	name := os.Getenv("SCHEDOCTOR_BENCH_TRACE")
+	if name == "" {
+		name = "testdata/pingpong.trace"
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkAnalyze measures the whole analysis in MB/s of trace.
+func BenchmarkAnalyze(b *testing.B) {
+	data := benchTrace(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Analyze(context.Background(), bytes.NewReader(data), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadOnly is the floor: a plain loop over the x/exp/trace reader.
+func BenchmarkReadOnly(b *testing.B) {
+	data := benchTrace(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd, err := trace.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := rd.ReadEvent(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

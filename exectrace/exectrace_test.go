@@ -1,0 +1,269 @@
+package exectrace
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixtures are the committed traces (scripts/gen-trace-fixtures.sh), the
+// options they are analysed with, and what each must and must not report.
+// Lines are those of the lab sources when the fixtures were recorded.
+var fixtures = []struct {
+	name string
+	opt  Options
+	want map[string]string // rule → file:line suffix of its first location
+	// noWarnings: a healthy control or a fixed twin.
+	noWarnings bool
+}{
+	{name: "mutex", want: map[string]string{"SD309": "mutex/main.go:27"}},
+	{name: "mutex-fixed", noWarnings: true},
+	{name: "sleeppoll", want: map[string]string{"SD307": "sleeppoll/main.go:35"}},
+	{name: "gosched", want: map[string]string{"SD308": "gosched/main.go:27"}},
+	{name: "gcpressure", want: map[string]string{"SD306": "gcpressure/main.go:26"}},
+	{name: "overprocs", opt: Options{CPUs: 2}, want: map[string]string{"SD303": "overprocs/main.go:26"}},
+	{name: "overprocs", noWarnings: true}, // without -cpus, SD303 cannot be checked
+	{name: "workerpool", noWarnings: true},
+	{name: "pingpong", noWarnings: true},
+}
+
+func analyzeFile(t testing.TB, name string, opt Options) *Result {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name+".trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze(context.Background(), bytes.NewReader(data), opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func TestFixtures(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			res := analyzeFile(t, fx.name, fx.opt)
+			if res.Summary.Truncated != nil {
+				t.Errorf("truncated: %v", res.Summary.Truncated)
+			}
+			got := map[string]finding.Finding{}
+			for _, f := range res.Findings {
+				if _, dup := got[f.Rule]; !dup {
+					got[f.Rule] = f
+				}
+				if fx.noWarnings && f.Severity >= finding.Warning {
+					t.Errorf("unexpected warning %s: %s", f.Rule, f.Message)
+				}
+				checkFinding(t, f)
+			}
+			for rule, where := range fx.want {
+				f, ok := got[rule]
+				if !ok {
+					t.Errorf("no %s; findings: %v", rule, rules(res.Findings))
+					continue
+				}
+				if f.Severity < finding.Warning {
+					t.Errorf("%s is %v, want a warning", rule, f.Severity)
+				}
+				l := f.Locations[0]
+				if at := filepath.ToSlash(l.File) + ":" + itoa(l.Line); !strings.HasSuffix(at, where) {
+					t.Errorf("%s at %s, want %s", rule, at, where)
+				}
+			}
+		})
+	}
+}
+
+// checkFinding holds every finding to the contract: a message, numbers, a
+// location and a fix.
+func checkFinding(t *testing.T, f finding.Finding) {
+	t.Helper()
+	if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 || len(f.Locations) == 0 {
+		t.Errorf("%s: incomplete finding: %+v", f.Rule, f)
+	}
+	if _, ok := finding.Lookup(f.Rule); !ok {
+		t.Errorf("%s: not in the catalog", f.Rule)
+	}
+	if strings.HasSuffix(f.Message, ".") || strings.Contains(f.Message, "\n") {
+		t.Errorf("%s: message is not one line without a final period: %q", f.Rule, f.Message)
+	}
+}
+
+func rules(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Rule+"/"+f.Severity.String())
+	}
+	return out
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// TestGolden pins the whole result (figures and findings) of each fixture.
+func TestGolden(t *testing.T) {
+	for _, fx := range fixtures {
+		name := fx.name
+		if fx.opt.CPUs > 0 {
+			name += "-cpus"
+		}
+		t.Run(name, func(t *testing.T) {
+			res := analyzeFile(t, fx.name, fx.opt)
+			var buf bytes.Buffer
+			if err := res.Summary.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			buf.WriteString("\n")
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(res.Findings); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
+		})
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to rewrite it):\n%s", path, firstDiff(string(want), string(got)))
+	}
+}
+
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(wl), len(gl)) {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + itoa(i+1) + ":\n- " + w + "\n+ " + g
+		}
+	}
+	return ""
+}
+
+func TestTruncated(t *testing.T) {
+	data, err := os.ReadFile("testdata/workerpool.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Analyze(context.Background(), bytes.NewReader(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Summary.Trace.Generations < 2 {
+		t.Fatalf("fixture has %d generations; the test needs 2", whole.Summary.Trace.Generations)
+	}
+	cut := data[:len(data)*97/100]
+	res, err := Analyze(context.Background(), bytes.NewReader(cut), Options{})
+	if err != nil {
+		t.Fatalf("truncated trace: %v", err)
+	}
+	tr := res.Summary.Truncated
+	if tr == nil {
+		t.Fatal("truncated trace not reported as truncated")
+	}
+	if tr.Generation != 2 || tr.Offset != int64(len(cut)) || tr.Time <= 0 || tr.Err == "" {
+		t.Errorf("truncation = %+v, want generation 2 at offset %d", tr, len(cut))
+	}
+	if res.Summary.Trace.Events == 0 || res.Summary.Trace.Events >= whole.Summary.Trace.Events {
+		t.Errorf("events = %d, want some but fewer than %d", res.Summary.Trace.Events, whole.Summary.Trace.Events)
+	}
+	if !strings.Contains(tr.String(), "generation 2") {
+		t.Errorf("String() = %q", tr.String())
+	}
+
+	// Broken inside the first generation: nothing to analyse.
+	for _, n := range []int{len(data) / 3, 40, 16} {
+		if _, err := Analyze(context.Background(), bytes.NewReader(data[:n]), Options{}); err == nil {
+			t.Errorf("cut at %d bytes: want an error", n)
+		}
+	}
+}
+
+func TestNotATrace(t *testing.T) {
+	for name, in := range map[string]string{
+		"text":    "module example.com/x\n\ngo 1.26\n",
+		"empty":   "",
+		"go1.10":  "go 1.10 trace\x00\x00\x00\x00\x00\x00\x00\x00",
+		"go1.99":  "go 1.99 trace\x00\x00\x00",
+		"garbage": "go 1.26 trace\x00\x00\x00\xff\xff\xff\xff\xff",
+	} {
+		res, err := Analyze(context.Background(), strings.NewReader(in), Options{})
+		if err == nil {
+			t.Errorf("%s: want an error, got %d findings", name, len(res.Findings))
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+	}
+	_, err := Analyze(context.Background(), strings.NewReader("go 1.26 trace\x00\x00\x00"), Options{})
+	if !errors.Is(err, ErrNoEvents) {
+		t.Errorf("header only: err = %v, want ErrNoEvents", err)
+	}
+	_, err = Analyze(context.Background(), strings.NewReader("hello"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a readable Go execution trace") {
+		t.Errorf("text: err = %v", err)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	data, err := os.ReadFile("testdata/pingpong.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Analyze(ctx, bytes.NewReader(data), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestIsUserFunc(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"main.bad.func1":                         true,
+		"main.(*T).M":                            true,
+		"github.com/x/y.(*T).M":                  true,
+		"example.com/p.F":                        true,
+		"sync.(*Mutex).Lock":                     false,
+		"internal/sync.(*Mutex).lockSlow":        false,
+		"runtime.gopark":                         false,
+		"os.(*File).Write":                       false,
+		"time.Sleep":                             false,
+		"net/http.(*conn).serve":                 false,
+		"mainly.F":                               false,
+		"golang.org/x/sync/errgroup.(*Group).Go": true,
+	} {
+		if got := isUserFunc(fn); got != want {
+			t.Errorf("isUserFunc(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package exectrace
+
+import (
+	"strings"
+
+	"golang.org/x/exp/trace"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// locID indexes the analysis' table of interned locations; noLoc is "no
+// stack" or "no frame at all".
+type locID int32
+
+const noLoc locID = -1
+
+// locTable interns source locations, and caches for the current generation
+// which location each stack resolves to. Stacks are handles into one
+// generation's tables, so the cache is dropped at every generation boundary:
+// memory stays bounded by the distinct locations plus one generation's stacks.
+type locTable struct {
+	locs  []finding.Location
+	index map[finding.Location]locID
+	cache map[trace.Stack]locID // this generation's stacks → user frame
+	entry map[trace.Stack]locID // this generation's stacks → outermost frame
+	lock  map[trace.Stack]bool  // this generation's stacks → blocked in a Mutex or RWMutex
+}
+
+func newLocTable() *locTable {
+	return &locTable{
+		index: map[finding.Location]locID{},
+		cache: map[trace.Stack]locID{},
+		entry: map[trace.Stack]locID{},
+		lock:  map[trace.Stack]bool{},
+	}
+}
+
+// newGeneration forgets the stack cache: the stacks of the next generation
+// are new handles.
+func (t *locTable) newGeneration() {
+	clear(t.cache)
+	clear(t.entry)
+	clear(t.lock)
+}
+
+// isLock reports whether s blocked in sync.Mutex or sync.RWMutex (rather
+// than a WaitGroup, a Cond or the runtime's own semaphores).
+func (t *locTable) isLock(s trace.Stack) bool {
+	if v, ok := t.lock[s]; ok {
+		return v
+	}
+	v := false
+	for f := range s.Frames() {
+		if strings.HasPrefix(f.Func, "sync.(*Mutex).") || strings.HasPrefix(f.Func, "sync.(*RWMutex).") ||
+			strings.HasPrefix(f.Func, "internal/sync.(*Mutex).") {
+			v = true
+			break
+		}
+	}
+	t.lock[s] = v
+	return v
+}
+
+func (t *locTable) intern(f trace.StackFrame) locID {
+	l := finding.Location{File: f.File, Line: int(f.Line), Function: f.Func}
+	if id, ok := t.index[l]; ok {
+		return id
+	}
+	id := locID(len(t.locs))
+	t.locs = append(t.locs, l)
+	t.index[l] = id
+	return id
+}
+
+// get returns the location of id; the zero Location for noLoc.
+func (t *locTable) get(id locID) finding.Location {
+	if id < 0 || int(id) >= len(t.locs) {
+		return finding.Location{}
+	}
+	return t.locs[id]
+}
+
+// user returns the innermost frame of s that is the user's code (see
+// isUserFunc), or the innermost frame when none is; noLoc for no stack.
+func (t *locTable) user(s trace.Stack) locID {
+	if s == trace.NoStack {
+		return noLoc
+	}
+	if id, ok := t.cache[s]; ok {
+		return id
+	}
+	id := noLoc
+	var first trace.StackFrame
+	n := 0
+	for f := range s.Frames() {
+		if n == 0 {
+			first = f
+		}
+		n++
+		if isUserFunc(f.Func) {
+			id = t.intern(f)
+			break
+		}
+	}
+	if id == noLoc && n > 0 {
+		id = t.intern(first)
+	}
+	t.cache[s] = id
+	return id
+}
+
+// outer returns the outermost frame of s: for a goroutine's starting stack,
+// the function it runs.
+func (t *locTable) outer(s trace.Stack) locID {
+	if s == trace.NoStack {
+		return noLoc
+	}
+	if id, ok := t.entry[s]; ok {
+		return id
+	}
+	id := noLoc
+	var last trace.StackFrame
+	n := 0
+	for f := range s.Frames() {
+		last = f
+		n++
+	}
+	if n > 0 {
+		id = t.intern(last)
+	}
+	t.entry[s] = id
+	return id
+}
+
+// isUserFunc reports whether fn (a qualified function name as the trace
+// gives it, "main.bad.func1", "sync.(*Mutex).Lock",
+// "github.com/x/y.(*T).M") belongs to the program rather than to the
+// standard library: package main, or an import path whose first element has
+// a dot (a module path). The standard library's paths never do.
+func isUserFunc(fn string) bool {
+	pkg := funcPackage(fn)
+	if pkg == "main" {
+		return true
+	}
+	first, _, _ := strings.Cut(pkg, "/")
+	return strings.Contains(first, ".")
+}
+
+// funcPackage returns the import path part of a qualified function name.
+func funcPackage(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	rest := fn[slash+1:]
+	dot := strings.IndexByte(rest, '.')
+	if dot < 0 {
+		return fn
+	}
+	return fn[:slash+1+dot]
+}
+
+// isRuntimeFunc reports whether fn is in the runtime (system goroutines:
+// GC workers, the sweeper, the scavenger, finalizers, timers).
+func isRuntimeFunc(fn string) bool {
+	return funcPackage(fn) == "runtime"
+}

@@ -1,0 +1,129 @@
+package exectrace
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/lab"
+)
+
+// TestLab records a one-second trace of every lab program and of its fixed
+// twin, and checks that each SD3xx marker of the program is found at its
+// line while the fixed twins and the healthy controls draw no warning.
+func TestLab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the lab programs")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var names []string
+	for _, p := range lab.Programs {
+		names = append(names, p.Name)
+	}
+	dir := t.TempDir()
+	bins, err := lab.Build(ctx, "..", dir, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CPUs this machine gives the programs: what -cpus would say.
+	cpus := float64(runtime.NumCPU())
+	for _, p := range lab.Programs {
+		markers, err := lab.Markers(p.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fixed := range []bool{false, true} {
+			name := p.Name
+			env := p.Env
+			if fixed {
+				name += "-fixed"
+				env = nil // overprocs' fix is its environment
+			}
+			t.Run(name, func(t *testing.T) {
+				file := filepath.Join(dir, name+".trace")
+				args := []string{"-duration", "1s", "-trace", file}
+				if fixed {
+					args = append(args, "-fixed")
+				}
+				runLab(ctx, t, bins[p.Name], env, args...)
+				f, err := os.Open(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				res, err := Analyze(ctx, f, Options{CPUs: cpus})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Summary.Truncated != nil {
+					t.Fatalf("truncated: %v", res.Summary.Truncated)
+				}
+				for _, f := range res.Findings {
+					checkFinding(t, f)
+					if (fixed || p.Healthy) && f.Severity >= finding.Warning {
+						t.Errorf("unexpected %s: %s at %v", f.Rule, f.Message, f.Locations)
+					}
+				}
+				if fixed {
+					return
+				}
+				for rule, ms := range markers {
+					if !strings.HasPrefix(rule, "SD3") {
+						continue
+					}
+					if rule == "SD303" && cpus >= 8 {
+						continue // GOMAXPROCS=8 is not above this machine's CPUs
+					}
+					want := "internal/lab/" + ms[0].File + ":" + itoa(ms[0].Line)
+					if !hasFindingAt(res.Findings, rule, want) {
+						t.Errorf("no %s warning at %s; findings:", rule, want)
+						for _, f := range res.Findings {
+							t.Logf("  %s %v: %s at %v", f.Rule, f.Severity, f.Message, f.Locations)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func hasFindingAt(fs []finding.Finding, rule, at string) bool {
+	for _, f := range fs {
+		if f.Rule != rule || f.Severity < finding.Warning {
+			continue
+		}
+		for _, l := range f.Locations {
+			if strings.HasSuffix(filepath.ToSlash(l.File)+":"+itoa(l.Line), at) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runLab runs a lab program in its own process group, killed with the
+// group if it outlives its -duration by much.
+func runLab(ctx context.Context, t *testing.T, bin string, env []string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// LAB_ADDR: a server program listens on a free loopback port.
+	cmd.Env = append(append(os.Environ(), "LAB_ADDR=127.0.0.1:0"), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+}

@@ -1,0 +1,205 @@
+package exectrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/exp/trace"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Options tune the analysis. The zero value is the default.
+type Options struct {
+	// CPUs is the number of CPUs the traced process could really use (its
+	// cgroup quota or cpuset, or the machine's). A trace does not record
+	// it, so rule SD303 (Ps busier than CPUs) is checked only when it is
+	// set; utilisation is otherwise measured against GOMAXPROCS.
+	CPUs float64
+}
+
+// Result is what an analysis found.
+type Result struct {
+	Findings []finding.Finding
+	Summary  *Summary
+}
+
+// ErrNoEvents is returned for an input that holds a valid header but no
+// event the analysis could read.
+var ErrNoEvents = errors.New("no events")
+
+// Truncation says where a trace that could not be read to its end broke.
+type Truncation struct {
+	// Offset is how many bytes had been consumed from the input when the
+	// reader failed: the break lies in the generation that ends there.
+	Offset int64 `json:"offset_bytes"`
+	// Generation is the number of the generation that could not be read
+	// (1-based); the ones before it were analysed.
+	Generation int `json:"generation"`
+	// Time is how far into the trace the analysis got.
+	Time time.Duration `json:"time_ns"`
+	// Err is the reader's error.
+	Err string `json:"error"`
+}
+
+func (t *Truncation) String() string {
+	return fmt.Sprintf("trace breaks in generation %d (within the first %d bytes): analysed the first %v: %s",
+		t.Generation, t.Offset, t.Time.Round(time.Microsecond), t.Err)
+}
+
+// chunkSize is how many events the decoding goroutine hands over at once:
+// big enough to make the handoff cheap, small enough to stay in cache.
+const chunkSize = 2048
+
+type chunk struct {
+	evs []trace.Event
+	err error // the reader's error after evs; io.EOF at the end
+	off int64 // bytes consumed when err happened
+}
+
+// countingReader counts the bytes the trace reader consumed.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Analyze reads an execution trace from r as a stream and returns its
+// figures and findings.
+//
+// Decoding runs on its own goroutine, handing chunks of events to the
+// analysis on the calling goroutine, so two cores are busy; memory is the
+// reader's current generation, a few chunks, and per live goroutine state.
+//
+// An input that is not a trace, or in a format the reader does not know,
+// is an error. A trace that breaks part way (truncated, corrupt) is
+// analysed up to the break: the result's Summary.Truncated says where, and
+// the error is nil as long as some events were read.
+func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err error) {
+	cr := &countingReader{r: r}
+	rd, err := newReader(cr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan *chunk, 4)
+	free := make(chan *chunk, 6)
+	go decode(ctx, rd, cr, full, free)
+
+	a := newAnalyzer()
+	readErr, off := a.consume(full, free)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Only sync events: nothing to analyse.
+	empty := a.events <= int64(a.syncs)
+	var trunc *Truncation
+	if readErr != nil && readErr != io.EOF {
+		if empty {
+			return nil, fmt.Errorf("reading the trace: broken before its first complete generation: %w", readErr)
+		}
+		// The reader emits a sync event before reporting the error of the
+		// generation it could not read, so that one is number a.syncs.
+		trunc = &Truncation{Offset: off, Generation: max(a.syncs, 1), Time: a.last.Sub(a.first), Err: readErr.Error()}
+	}
+	if empty {
+		return nil, fmt.Errorf("reading the trace: %w", ErrNoEvents)
+	}
+	a.finish()
+	sum := a.summary(cr.n.Load(), opt)
+	sum.Truncated = trunc
+	return &Result{Findings: findings(sum, opt), Summary: sum}, nil
+}
+
+// consume analyses the chunks until the end or the reader's first error.
+// Event accessors of the reader panic on inconsistent tables; that is the
+// input's fault, so it ends the analysis like a read error.
+func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (readErr error, off int64) {
+	defer func() {
+		if p := recover(); p != nil {
+			readErr = fmt.Errorf("malformed trace: event %d: %v", a.events, p)
+		}
+	}()
+	for c := range full {
+		for i := range c.evs {
+			a.handle(&c.evs[i])
+		}
+		if c.err != nil {
+			return c.err, c.off
+		}
+		c.evs = c.evs[:0]
+		select {
+		case free <- c:
+		default:
+		}
+	}
+	return nil, 0
+}
+
+// newReader starts the trace reader, turning a panic of the reader on a
+// malformed header into an error.
+func newReader(r io.Reader) (rd *trace.Reader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed trace: reader failed: %v", p)
+		}
+	}()
+	rd, err = trace.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a readable Go execution trace: %w", err)
+	}
+	return rd, nil
+}
+
+// decode reads events into chunks until the end, an error or cancellation.
+func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, full chan<- *chunk, free chan *chunk) {
+	defer close(full)
+	for {
+		var c *chunk
+		select {
+		case c = <-free:
+		default:
+			c = &chunk{evs: make([]trace.Event, 0, chunkSize)}
+		}
+		if err := fill(rd, c); err != nil {
+			c.err, c.off = err, cr.n.Load()
+		}
+		select {
+		case full <- c:
+		case <-ctx.Done():
+			return
+		}
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// fill reads up to chunkSize events into c. A panic of the reader on
+// corrupt input becomes an error: a library must not crash on its input.
+// (The deferred recover is per chunk, not per event: it is not free.)
+func fill(rd *trace.Reader, c *chunk) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed trace: reader failed: %v", p)
+		}
+	}()
+	for len(c.evs) < chunkSize {
+		ev, err := rd.ReadEvent()
+		if err != nil {
+			return err
+		}
+		c.evs = append(c.evs, ev)
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package exectrace
+
+import (
+	"testing"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// base is a quiet one-second trace of a program with one site of 4
+// goroutines on 2 Ps: no rule fires on it.
+func base() *Summary {
+	s := &Summary{Trace: TraceInfo{Duration: time.Second, Generations: 1}}
+	s.Procs = ProcSummary{GOMAXPROCS: 2, BusyMean: 1.5}
+	s.Latency.Woken = Percentiles{Count: 5000, P50: 5 * time.Microsecond, P99: 2 * time.Millisecond}
+	s.Sites = []SiteSummary{{
+		Creator:  finding.Location{File: "/src/app/main.go", Line: 10, Function: "main.main"},
+		Function: "main.worker", Goroutines: 4, Starts: 5000, MMoves: 500,
+		StopAt: finding.Location{File: "/src/app/main.go", Line: 20, Function: "main.worker"},
+		Blocks: []BlockCount{{Reason: wakeNames[wakeChan], Location: finding.Location{File: "/src/app/main.go", Line: 22}, Count: 5000}},
+	}}
+	return s
+}
+
+func TestRules(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Options
+		edit func(s *Summary)
+		rule string // "" for no finding at warning or info
+		sev  finding.Severity
+		line int
+	}{
+		{name: "quiet", edit: func(*Summary) {}},
+
+		{name: "SD301 slow wake-ups", rule: "SD301", sev: finding.Warning, line: 10, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			s.Sites[0].Latency = Percentiles{Count: 5000, P99: 25 * time.Millisecond}
+		}},
+		{name: "SD301 slow but few", edit: func(s *Summary) {
+			s.Latency.Woken = Percentiles{Count: 499, P99: 200 * time.Millisecond}
+		}},
+		{name: "SD301 just under", edit: func(s *Summary) { s.Latency.Woken.P99 = 19 * time.Millisecond }},
+
+		{name: "SD302 backlog with slow wake-ups", rule: "SD302", sev: finding.Warning, line: 10, edit: func(s *Summary) {
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken.P99 = 5 * time.Millisecond
+		}},
+		{name: "SD302 CPU-bound backlog only", rule: "SD302", sev: finding.Info, line: 10, edit: func(s *Summary) {
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken.P99 = 100 * time.Microsecond
+		}},
+		{name: "SD302 goroutines created faster than run", rule: "SD302", sev: finding.Warning, line: 10, edit: func(s *Summary) {
+			s.Runnable = RunnableSummary{Mean: 400, Max: 1000, AboveProcsPct: 90}
+			s.Latency.ByReason = []ReasonLatency{{Reason: wakeNames[wakeCreated], Percentiles: Percentiles{Count: 2000, P50: 200 * time.Millisecond}}}
+		}},
+		{name: "SD302 a burst of quick goroutines", rule: "SD302", sev: finding.Info, line: 10, edit: func(s *Summary) {
+			s.Runnable = RunnableSummary{Mean: 4, Max: 100, AboveProcsPct: 60}
+			s.Latency.Woken.P99 = 500 * time.Microsecond
+			s.Latency.ByReason = []ReasonLatency{{Reason: wakeNames[wakeCreated], Percentiles: Percentiles{Count: 2000, P50: 100 * time.Microsecond}}}
+		}},
+		{name: "SD302 short backlog", edit: func(s *Summary) {
+			s.Runnable = RunnableSummary{Mean: 2, Max: 10, AboveProcsPct: 49}
+		}},
+
+		{name: "SD303 more Ps than CPUs", opt: Options{CPUs: 2}, rule: "SD303", sev: finding.Warning, line: 20, edit: func(s *Summary) {
+			s.Procs = ProcSummary{GOMAXPROCS: 8, BusyMean: 7.5}
+		}},
+		{name: "SD303 without -cpus", edit: func(s *Summary) { s.Procs = ProcSummary{GOMAXPROCS: 8, BusyMean: 7.5} }},
+		{name: "SD303 Ps busy within CPUs", opt: Options{CPUs: 8}, edit: func(s *Summary) {
+			s.Procs = ProcSummary{GOMAXPROCS: 8, BusyMean: 7.5}
+		}},
+
+		{name: "SD304 migrating site", rule: "SD304", sev: finding.Info, line: 22, edit: func(s *Summary) {
+			s.Sites[0].MMoves = 3000
+		}},
+		{name: "SD304 half the starts", edit: func(s *Summary) { s.Sites[0].MMoves = 2400 }},
+
+		{name: "SD305 handoffs", rule: "SD305", sev: finding.Warning, line: 30, edit: func(s *Summary) {
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30}, Count: 1e5, Handoffs: 120}}
+		}},
+		{name: "SD305 rare handoffs", edit: func(s *Summary) {
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30}, Count: 1e5, Handoffs: 19}}
+		}},
+
+		{name: "SD306 assists", rule: "SD306", sev: finding.Warning, line: 40, edit: func(s *Summary) {
+			s.GC = GCSummary{Cycles: 40, AssistPct: 25, STWPct: 1,
+				AssistBy: []LocTime{{finding.Location{File: "/src/app/alloc.go", Line: 40}, time.Millisecond}}}
+		}},
+		{name: "SD306 stop-the-world", rule: "SD306", sev: finding.Warning, edit: func(s *Summary) {
+			s.GC = GCSummary{Cycles: 40, STWPct: 6}
+		}},
+		{name: "SD306 light GC", edit: func(s *Summary) { s.GC = GCSummary{Cycles: 4, AssistPct: 4.9, STWPct: 4.9} }},
+
+		{name: "SD307 polling sleep", rule: "SD307", sev: finding.Warning, line: 50, edit: func(s *Summary) {
+			s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/poll.go", Line: 50, Function: "main.poll"}, Count: 900, Repeats: 899, PerS: 900, Slept: Percentiles{P50: time.Millisecond}}}
+		}},
+		{name: "SD307 many goroutines sleeping once", edit: func(s *Summary) {
+			s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/task.go", Line: 5, Function: "main.task"}, Count: 5000, PerS: 5000, Slept: Percentiles{P50: time.Millisecond}}}
+		}},
+		{name: "SD307 periodic sleep", edit: func(s *Summary) {
+			s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/tick.go", Line: 5, Function: "main.tick"}, Count: 200, Repeats: 199, PerS: 200, Slept: Percentiles{P50: 5 * time.Millisecond}}}
+		}},
+
+		{name: "SD308 Gosched spin", rule: "SD308", sev: finding.Warning, line: 20, edit: func(s *Summary) {
+			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 3
+		}},
+		{name: "SD308 yields between real waits", edit: func(s *Summary) {
+			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 5000
+		}},
+		{name: "SD308 CPU-bound", rule: "SD308", sev: finding.Info, line: 20, edit: func(s *Summary) {
+			s.Sites[0].Preempts, s.Sites[0].Running = 100, 1900*time.Millisecond
+		}},
+		{name: "SD308 CPU-bound between waits", edit: func(s *Summary) {
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].Blocked = 100, 1900*time.Millisecond, 5000
+		}},
+		{name: "SD308 short-lived", edit: func(s *Summary) {
+			s.Sites[0].Preempts, s.Sites[0].Running = 100, 20*time.Millisecond
+		}},
+		{name: "SD308 system goroutine", edit: func(s *Summary) {
+			s.Sites[0].System = true
+			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 3
+		}},
+
+		{name: "SD309 lock queue", rule: "SD309", sev: finding.Warning, line: 60, edit: func(s *Summary) {
+			s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 2.5}}
+		}},
+		{name: "SD309 lightly contended", edit: func(s *Summary) {
+			s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 0.4}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base()
+			tt.edit(s)
+			fs := findings(s, tt.opt)
+			if tt.rule == "" {
+				if len(fs) > 0 {
+					t.Fatalf("want no findings, got %v: %s", rules(fs), fs[0].Message)
+				}
+				return
+			}
+			if len(fs) != 1 || fs[0].Rule != tt.rule || fs[0].Severity != tt.sev {
+				t.Fatalf("got %v, want one %s/%v", rules(fs), tt.rule, tt.sev)
+			}
+			f := fs[0]
+			if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 {
+				t.Errorf("incomplete: %+v", f)
+			}
+			if tt.line != 0 && (len(f.Locations) == 0 || f.Locations[0].Line != tt.line) {
+				t.Errorf("locations = %v, want line %d first", f.Locations, tt.line)
+			}
+		})
+	}
+}

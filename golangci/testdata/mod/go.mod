@@ -1,0 +1,3 @@
+module example.com/pluginfixture
+
+go 1.26

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/report"
+)
+
+func init() {
+	register(&command{name: "lint", short: "find scheduler anti-patterns in Go source (SD1xx)", order: 10, run: runLint})
+}
+
+func runLint(ctx context.Context, e *Env, args []string) int {
+	fs := e.newFlagSet("schedoctor lint [-json|-sarif] [-fix] [-test] [-fail LEVEL] [packages]",
+		`Run schedoctor's analyzers (busy select loops, sleep polling, NumGoroutine throttles, timers made
+per iteration, leaked tickers, spin waits) on the packages, given as go list patterns (default ./...).
+Locations are relative to the current directory. Packages that do not compile are refused.
+The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs/lint-integration.md).`,
+		`  schedoctor lint
+  schedoctor lint -test ./internal/...
+  schedoctor lint -json std
+  schedoctor lint -fix ./...
+  schedoctor lint -sarif ./... > schedoctor.sarif`)
+	var out outputFlags
+	out.register(fs, true)
+	fix := fs.Bool("fix", false, "apply the suggested fixes to the files (only mechanical, safe edits); report what is left")
+	tests := fs.Bool("test", false, "also lint _test.go files")
+	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := out.check(e); !ok {
+		return code
+	}
+	patterns := fs.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	res, err := lint.Run(ctx, lint.Options{Patterns: patterns, Tests: *tests, Fix: *fix})
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.emit(&out, report.Report{Source: finding.SourceLint, Findings: res.Findings, Summary: res.Summary})
+}

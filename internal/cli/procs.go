@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/procs"
+	"github.com/schedoctor/schedoctor/report"
+)
+
+func init() {
+	register(&command{name: "procs", short: "GOMAXPROCS against the CPUs really available: cgroups, cpusets, Go version rules (SD4xx)", order: 40, run: runProcs})
+}
+
+func runProcs(ctx context.Context, e *Env, args []string) int {
+	fs := e.newFlagSet("schedoctor procs [-pid PID] [-binary PATH] [-sysroot DIR] [-json] [-fail LEVEL]",
+		`Compare the GOMAXPROCS a Go process runs with against the CPUs it may really use: its
+affinity mask, its cpuset, and the CPU quota of its cgroup and of every ancestor (cgroup v1, v2
+or hybrid). Also reads CFS throttling (cpu.stat), CPU pressure (cpu.pressure) and the memory
+limit, and the binary's Go version, DefaultGODEBUG and automaxprocs, to apply its version's
+GOMAXPROCS rules. Reports findings SD401-SD408.
+
+With -pid, the running process is inspected, and its live GOMAXPROCS is read from its memory
+when the binary has a symbol table and ptrace is allowed; otherwise the value is computed, and
+the report says which. Without -pid, the current context is inspected (cgroups and environment
+of this shell) for the program named by -binary, or for a Go 1.25+ program if none.
+
+-sysroot reads /proc and /sys under DIR instead of the live system.`,
+		"  schedoctor procs -pid $(pidof server)\n"+
+			"  kubectl exec POD -- /schedoctor procs -pid 1\n"+
+			"  schedoctor procs -binary ./server\n"+
+			"  schedoctor procs -json -sysroot ./snapshot -pid 4242")
+	var out outputFlags
+	out.register(fs, false)
+	pid := fs.Int("pid", 0, "inspect the running process `PID` (0: the current context)")
+	binary := fs.String("binary", "", "the Go binary to apply the version rules to (default: /proc/PID/exe)")
+	sysroot := fs.String("sysroot", "/", "read /proc and /sys under `DIR`")
+	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := out.check(e); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return e.usageError("unexpected arguments: %v", fs.Args())
+	}
+	if *pid < 0 {
+		return e.usageError("-pid %d: want a process ID", *pid)
+	}
+	if *binary != "" {
+		// Named on the command line: a typo is a usage problem, not a
+		// warning buried in the report.
+		if st, err := os.Stat(*binary); err != nil {
+			return e.fail(fmt.Errorf("-binary: %w", err))
+		} else if !st.Mode().IsRegular() {
+			return e.fail(fmt.Errorf("-binary %s: not a regular file", *binary))
+		}
+	}
+	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary})
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.emit(&out, report.Report{Source: finding.SourceProcs, Findings: procs.Findings(s), Summary: s})
+}

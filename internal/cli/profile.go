@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	pprof "github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/profile"
+	"github.com/schedoctor/schedoctor/report"
+)
+
+func init() {
+	register(&command{name: "profile", short: "name the causes in a CPU profile (SD201–SD209)", order: 20, run: runProfile})
+}
+
+func runProfile(ctx context.Context, e *Env, args []string) int {
+	fs := e.newFlagSet("schedoctor profile [flags] PROFILE...",
+		`Classify every sample of one or more Go CPU profiles by its caller chain (thread churn, idle
+spinning, timers, channels, locks, GC, syscalls, preemption, ...), report each cause as a share
+of CPU and in cores with the user lines that lead to it, and report SD201–SD209.
+
+PROFILE is a pprof file (.pb.gz or uncompressed), - for stdin, or an http(s) URL of a
+/debug/pprof/profile endpoint. Several profiles are merged into one diagnosis; their durations
+add up, so cores are the average over the profiles.`,
+		`  schedoctor profile cpu.pb.gz
+  schedoctor profile -json a.pb.gz b.pb.gz
+  schedoctor profile -seconds 10 http://localhost:6060/debug/pprof/profile
+  schedoctor profile -o classified.pb.gz cpu.pb.gz && go tool pprof -tagfocus cause=thread-churn -top classified.pb.gz`)
+	var out outputFlags
+	out.register(fs, false)
+	classified := fs.String("o", "", "write the merged profile with a `cause` label on every sample to this file")
+	seconds := fs.Int("seconds", 0, "for URLs: profile for this many seconds (?seconds=N); 0 keeps the server's default, 30")
+	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means the profile's seconds plus 30s")
+	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := out.check(e); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return e.usageError("give at least one CPU profile (a file, - for stdin, or a /debug/pprof/profile URL)")
+	}
+	if *seconds < 0 || *timeout < 0 {
+		return e.usageError("-seconds and -timeout must not be negative")
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(fs.Args()), func(a string) bool { return a != "-" })); n > 1 {
+		return e.usageError("- (stdin) given twice")
+	}
+	var profs []*pprof.Profile
+	for _, arg := range fs.Args() {
+		var p *pprof.Profile
+		var err error
+		switch {
+		case arg == "-":
+			p, err = profile.Read("stdin", e.Stdin)
+		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
+			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout})
+		default:
+			p, err = profile.ReadFile(arg)
+		}
+		if err != nil {
+			return e.fail(err)
+		}
+		profs = append(profs, p)
+	}
+	res, err := profile.Analyze(profs, profile.Options{})
+	if err != nil {
+		return e.fail(fmt.Errorf("%s: %w", strings.Join(fs.Args(), ", "), err))
+	}
+	if *classified != "" {
+		if err := writeClassified(*classified, res); err != nil {
+			return e.fail(err)
+		}
+	}
+	return e.emit(&out, report.Report{Source: finding.SourceProfile, Findings: res.Findings, Summary: res.Summary})
+}
+
+func writeClassified(name string, res *profile.Result) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteClassified(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/profile"
+	"github.com/schedoctor/schedoctor/profile/classify"
+)
+
+// profileData names a real CPU profile of a lab program (2s each, Go 1.26,
+// on the 2-CPU development machine), kept in profile/testdata/lab.
+func profileData(name string) string { return filepath.Join("..", "..", "profile", "testdata", "lab", name) }
+
+// TestProfileGolden renders each lab profile as text and JSON into the
+// goldens of testdata/profile.
+func TestProfileGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+		code   int
+	}{
+		{"busyselect", []string{"busyselect.pb.gz"}, ExitFindings},
+		{"mutex", []string{"mutex.pb.gz"}, ExitFindings},
+		{"gcpressure", []string{"gcpressure.pb.gz"}, ExitFindings},
+		{"syscallheavy", []string{"syscallheavy.pb.gz"}, ExitFindings},
+		{"timerloop", []string{"timerloop.pb.gz"}, ExitFindings},
+		{"sleeppoll", []string{"sleeppoll.pb.gz"}, ExitFindings},
+		{"overprocs-merged", []string{"overprocs.pb.gz", "overprocs2.pb.gz"}, ExitFindings},
+		{"workerpool", []string{"workerpool.pb.gz"}, ExitClean},
+	} {
+		var files []string
+		for _, a := range c.args {
+			files = append(files, profileData(a))
+		}
+		for _, format := range []string{"txt", "json"} {
+			args := append([]string{"profile"}, files...)
+			if format == "json" {
+				args = append([]string{"profile", "-json"}, files...)
+			}
+			code, out, errOut := run(t, "", args...)
+			if code != c.code {
+				t.Errorf("%s %s: exit %d, want %d; stderr:\n%s", c.golden, format, code, c.code, errOut)
+			}
+			checkGolden(t, filepath.Join("..", "profile", c.golden+"."+format), out)
+		}
+	}
+}
+
+func TestProfileJSONContract(t *testing.T) {
+	code, out, _ := run(t, "", "profile", "-json", profileData("mutex.pb.gz"))
+	if code != ExitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var got struct {
+		Source   string `json:"source"`
+		Findings []struct {
+			Rule      string `json:"rule"`
+			Locations []struct {
+				File string `json:"file"`
+				Line int    `json:"line"`
+			} `json:"locations"`
+		} `json:"findings"`
+		Summary profile.Summary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Source != "profile" || len(got.Findings) == 0 || got.Findings[0].Rule != "SD206" {
+		t.Fatalf("got %+v", got)
+	}
+	if l := got.Findings[0].Locations[0]; !strings.HasSuffix(l.File, "internal/lab/mutex/main.go") || l.Line != 27 {
+		t.Errorf("location %+v, want the mu.Lock() line of mutex/main.go", l)
+	}
+	if got.Summary.Share(classify.Mutex) <= 0 || got.Summary.Cores <= 0 {
+		t.Errorf("summary %+v", got.Summary)
+	}
+}
+
+func TestProfileStdinAndClassified(t *testing.T) {
+	data, err := os.ReadFile(profileData("busyselect.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "classified.pb.gz")
+	code, _, errOut := run(t, string(data), "profile", "-fail", "none", "-o", out, "-")
+	if code != ExitClean {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Read(out, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	causes := map[classify.Cause]int{}
+	for _, s := range p.Sample {
+		c := profile.CauseOf(s.Label)
+		if c == "" {
+			t.Fatalf("a sample has no cause label: %v", s.Label)
+		}
+		causes[c]++
+	}
+	if causes[classify.Channel] == 0 {
+		t.Errorf("causes %v, want channel among them", causes)
+	}
+}
+
+func TestProfileURL(t *testing.T) {
+	data, err := os.ReadFile(profileData("busyselect.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("seconds") != "1" {
+			http.Error(w, "want seconds=1", http.StatusBadRequest)
+			return
+		}
+		w.Write(data)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	code, out, errOut := run(t, "", "profile", "-seconds", "1", srv.URL+"/debug/pprof/profile")
+	if code != ExitFindings || !strings.Contains(out, "SD204") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, _, errOut = run(t, "", "profile", srv.URL+"/nosuch")
+	if code != ExitError || !strings.Contains(errOut, "404") {
+		t.Errorf("404: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestProfileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var heap bytes.Buffer
+	pprof.Lookup("heap").WriteTo(&heap, 0)
+	good, _ := os.ReadFile(profileData("busyselect.pb.gz"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give at least one CPU profile"},
+		{[]string{filepath.Join(dir, "nosuch.pb.gz")}, "no such file"},
+		{[]string{write("heap.pb.gz", heap.Bytes())}, "this is a heap profile; give a CPU profile"},
+		{[]string{write("cut.pb.gz", good[:len(good)/2])}, "cut.pb.gz: truncated gzip"},
+		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html: this is text"},
+		{[]string{write("empty", nil)}, "empty: empty file"},
+		{[]string{"-", "-"}, "stdin) given twice"},
+		{[]string{"-seconds", "-1", "x"}, "must not be negative"},
+		{[]string{"-json", "-fail", "bogus", "x"}, "invalid value"},
+	} {
+		code, _, errOut := run(t, "", append([]string{"profile"}, c.args...)...)
+		if code != ExitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+		if strings.Contains(errOut, "goroutine ") {
+			t.Errorf("%v: stack dump in %q", c.args, errOut)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/lintfixture
+
+go 1.22

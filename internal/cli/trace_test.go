@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// traceFixtures is where the exectrace fixtures live, relative to this package.
+const traceFixtures = "../../exectrace/testdata/"
+
+func runTraceCmd(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &Env{Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	code = Run(context.Background(), e, append([]string{"trace"}, args...))
+	return out.String(), errb.String(), code
+}
+
+func TestTraceGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"mutex.txt", []string{traceFixtures + "mutex.trace"}, ExitFindings},
+		{"mutex.json", []string{"-json", traceFixtures + "mutex.trace"}, ExitFindings},
+		{"mutex.sarif", []string{"-sarif", traceFixtures + "mutex.trace"}, ExitFindings},
+		{"overprocs-cpus.txt", []string{"-cpus", "2", traceFixtures + "overprocs.trace"}, ExitFindings},
+		{"workerpool.txt", []string{traceFixtures + "workerpool.trace"}, ExitClean},
+		{"workerpool.json", []string{"-json", traceFixtures + "workerpool.trace"}, ExitClean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runTraceCmd(t, nil, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			if stderr != "" {
+				t.Errorf("stderr: %s", stderr)
+			}
+			traceGolden(t, filepath.Join("testdata", "trace", tc.name+".golden"), stdout)
+		})
+	}
+}
+
+func traceGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if traceUpdating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestTraceGolden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run go test -run TestTraceGolden -update):\ngot:\n%s", path, got)
+	}
+}
+
+func TestTraceStdinAndFail(t *testing.T) {
+	data, err := os.ReadFile(traceFixtures + "mutex.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile, _, _ := runTraceCmd(t, nil, "-json", traceFixtures+"mutex.trace")
+	fromStdin, _, code := runTraceCmd(t, data, "-json", "-")
+	if code != ExitFindings || fromStdin != fromFile {
+		t.Errorf("stdin: exit %d, output differs from the file's: %v", code, fromStdin != fromFile)
+	}
+	if _, _, code := runTraceCmd(t, data, "-fail", "none", "-"); code != ExitClean {
+		t.Errorf("-fail none: exit %d", code)
+	}
+	if _, _, code := runTraceCmd(t, data, "-fail", "critical", "-"); code != ExitClean {
+		t.Errorf("-fail critical: exit %d", code)
+	}
+}
+
+func TestTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("not a trace\n"), 0o644)
+	old := filepath.Join(dir, "old.trace")
+	os.WriteFile(old, []byte("go 1.10 trace\x00\x00\x00\x00\x00\x00\x00\x00"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{text}, "notes.txt: not a readable Go execution trace"},
+		{[]string{old}, "unsupported trace version go 1.10"},
+		{[]string{filepath.Join(dir, "missing.trace")}, "missing.trace: no such file"},
+		{[]string{}, "want one trace file"},
+		{[]string{"a", "b"}, "want one trace file"},
+		{[]string{"-cpus", "-1", text}, "-cpus -1"},
+		{[]string{"-json", "-sarif", text}, "cannot be used together"},
+	} {
+		_, stderr, code := runTraceCmd(t, nil, tc.args...)
+		if code != ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+			t.Errorf("%v: stack dump: %s", tc.args, stderr)
+		}
+	}
+}
+
+func TestTraceTruncated(t *testing.T) {
+	data, err := os.ReadFile(traceFixtures + "workerpool.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:len(data)*97/100]
+	stdout, stderr, code := runTraceCmd(t, cut, "-json", "-")
+	if code == ExitError {
+		t.Fatalf("truncated trace: exit 2: %s", stderr)
+	}
+	if !strings.Contains(stderr, "warning: stdin: trace breaks in generation 2") {
+		t.Errorf("stderr = %q, want the warning saying where", stderr)
+	}
+	if !strings.Contains(stdout, `"truncated": {`) {
+		t.Errorf("JSON lacks the truncation")
+	}
+	// Broken in its first generation: nothing analysed, exit 2.
+	_, stderr, code = runTraceCmd(t, data[:len(data)/3], "-")
+	if code != ExitError || !strings.Contains(stderr, "broken before its first complete generation") {
+		t.Errorf("cut in generation 1: exit %d, %q", code, stderr)
+	}
+}

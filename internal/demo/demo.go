@@ -1,0 +1,224 @@
+// Package demo runs schedoctor on its own lab, so that a new user sees every
+// layer work in one command: it writes the embedded lab programs into a
+// temporary module (no network), lints them, runs each anti-pattern under a
+// CPU profile and an execution trace, diagnoses what it recorded, and checks
+// the diagnoses against the lab's markers (lab.Markers).
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/lab"
+)
+
+// Stage is one layer the demo exercises.
+type Stage string
+
+const (
+	StageLint    Stage = "lint"
+	StageProfile Stage = "profile"
+	StageTrace   Stage = "trace"
+)
+
+// Stages lists every stage in the order they run.
+var Stages = []Stage{StageLint, StageProfile, StageTrace}
+
+// ruleStage maps a rule to the stage that reports it, by its hundreds digit.
+func ruleStage(rule string) Stage {
+	switch {
+	case strings.HasPrefix(rule, "SD1"):
+		return StageLint
+	case strings.HasPrefix(rule, "SD2"):
+		return StageProfile
+	case strings.HasPrefix(rule, "SD3"):
+		return StageTrace
+	}
+	return ""
+}
+
+// Options control Run. The zero value runs every stage on every program.
+type Options struct {
+	Stages   []Stage       // nil means Stages
+	Programs []string      // nil means every lab program
+	Duration time.Duration // how long each program runs per stage; 0 means 1s
+	WorkDir  string        // where to write the lab module; "" means a temporary directory, removed at the end
+	Progress io.Writer     // one line per step; nil means silent
+}
+
+// Result is the demo's findings (all stages, all programs) and its summary.
+type Result struct {
+	Findings []finding.Finding
+	Summary  *Summary
+}
+
+// Summary is the demo's table: for each program and stage, the rules that
+// were expected (the lab's markers) and the rules that were found.
+type Summary struct {
+	Stages   []Stage          `json:"stages"`
+	Programs []ProgramSummary `json:"programs"`
+	Mismatch int              `json:"mismatches"` // program×stage cells whose findings differ from the markers
+}
+
+// ProgramSummary is one row of the table.
+type ProgramSummary struct {
+	Name    string                  `json:"name"`
+	Summary string                  `json:"summary"`
+	Healthy bool                    `json:"healthy"`
+	Cells   map[Stage]*StageSummary `json:"stages"`
+}
+
+// StageSummary is what one stage said about one program.
+type StageSummary struct {
+	Expected   []string `json:"expected"`             // rules the lab marks for this stage
+	Found      []string `json:"found"`                // rules reported (warning or above, or any marked rule)
+	Missing    []string `json:"missing,omitempty"`    // expected, not found
+	Unexpected []string `json:"unexpected,omitempty"` // found at warning or above, not expected
+	Error      string   `json:"error,omitempty"`      // the stage failed for this program
+}
+
+// OK reports whether the stage found exactly what the lab expects.
+func (s *StageSummary) OK() bool {
+	return s.Error == "" && len(s.Missing) == 0 && len(s.Unexpected) == 0
+}
+
+// runner holds the state of one demo run.
+type runner struct {
+	opt      Options
+	dir      string            // the lab module (go line of the project)
+	bins     map[string]string // built programs by name
+	programs []lab.Program
+	res      Result
+	rows     map[string]*ProgramSummary
+}
+
+// Run runs the demo. It fails only when the lab cannot be written or
+// built; a stage that fails on one program is recorded in the summary.
+func Run(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Stages == nil {
+		opt.Stages = Stages
+	}
+	if opt.Duration <= 0 {
+		opt.Duration = time.Second
+	}
+	r := &runner{opt: opt, rows: map[string]*ProgramSummary{}}
+	for _, p := range lab.Programs {
+		if opt.Programs == nil || slices.Contains(opt.Programs, p.Name) {
+			r.programs = append(r.programs, p)
+		}
+	}
+	if len(r.programs) == 0 {
+		return nil, fmt.Errorf("no lab program matches %v", opt.Programs)
+	}
+	dir := opt.WorkDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "schedoctor-demo-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	r.dir = dir
+	sum := &Summary{Stages: opt.Stages}
+	for _, p := range r.programs {
+		row := &ProgramSummary{Name: p.Name, Summary: p.Summary, Healthy: p.Healthy, Cells: map[Stage]*StageSummary{}}
+		markers, err := lab.Markers(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range opt.Stages {
+			cell := &StageSummary{Expected: []string{}, Found: []string{}}
+			for rule := range markers {
+				if ruleStage(rule) == st {
+					cell.Expected = append(cell.Expected, rule)
+				}
+			}
+			slices.Sort(cell.Expected)
+			row.Cells[st] = cell
+		}
+		sum.Programs = append(sum.Programs, *row)
+		r.rows[p.Name] = &sum.Programs[len(sum.Programs)-1]
+	}
+	for _, st := range opt.Stages {
+		var err error
+		switch st {
+		case StageLint:
+			err = r.lint(ctx)
+		case StageProfile, StageTrace:
+			err = r.runtime(ctx, st)
+		default:
+			err = fmt.Errorf("unknown stage %q", st)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := range sum.Programs {
+		for _, cell := range sum.Programs[i].Cells {
+			if !cell.OK() {
+				sum.Mismatch++
+			}
+		}
+	}
+	r.res.Summary = sum
+	finding.Sort(r.res.Findings)
+	return &r.res, nil
+}
+
+func (r *runner) progress(format string, args ...any) {
+	if r.opt.Progress != nil {
+		fmt.Fprintf(r.opt.Progress, format+"\n", args...)
+	}
+}
+
+// record files a stage's findings for a program and compares them with
+// what the lab expects. Locations are made to point into the lab as
+// internal/lab/<name>/main.go so that the output does not depend on the
+// temporary directory.
+func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr error) {
+	cell := r.rows[name].Cells[st]
+	if stageErr != nil {
+		cell.Error = stageErr.Error()
+		return
+	}
+	found := map[string]bool{}
+	for i := range fs {
+		f := &fs[i]
+		for j := range f.Locations {
+			f.Locations[j].File = r.labPath(f.Locations[j].File)
+		}
+		if f.Severity >= finding.Warning || slices.Contains(cell.Expected, f.Rule) {
+			found[f.Rule] = true
+		}
+	}
+	for rule := range found {
+		cell.Found = append(cell.Found, rule)
+		if !slices.Contains(cell.Expected, rule) {
+			cell.Unexpected = append(cell.Unexpected, rule)
+		}
+	}
+	slices.Sort(cell.Found)
+	slices.Sort(cell.Unexpected)
+	for _, rule := range cell.Expected {
+		if !found[rule] {
+			cell.Missing = append(cell.Missing, rule)
+		}
+	}
+	r.res.Findings = append(r.res.Findings, fs...)
+}
+
+// labPath rewrites a path inside the temporary lab module to its place in
+// the repository, internal/lab/<name>/main.go.
+func (r *runner) labPath(p string) string {
+	if i := strings.LastIndex(p, "internal/lab/"); i >= 0 {
+		return p[i:]
+	}
+	return p
+}

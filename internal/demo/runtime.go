@@ -1,0 +1,95 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/lab"
+)
+
+// runtime runs every program's anti-pattern (its healthy controls as they
+// are) with a CPU profile or an execution trace, and diagnoses the file.
+// Programs run one at a time: on a small machine two would distort each
+// other's profile.
+func (r *runner) runtime(ctx context.Context, st Stage) error {
+	if err := r.build(ctx); err != nil {
+		return err
+	}
+	for _, p := range r.programs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out := filepath.Join(r.dir, "out", p.Name+"."+string(st))
+		flagName := "-cpuprofile"
+		if st == StageTrace {
+			flagName = "-trace"
+		}
+		r.progress("%s: running %s for %v (%s)", st, p.Name, r.opt.Duration, p.Summary)
+		if err := r.runProgram(ctx, p, flagName, out); err != nil {
+			r.record(p.Name, st, nil, err)
+			continue
+		}
+		var fs []finding.Finding
+		var err error
+		if st == StageProfile {
+			fs, err = diagnoseProfile(ctx, out)
+		} else {
+			fs, err = diagnoseTrace(ctx, out)
+		}
+		r.record(p.Name, st, fs, err)
+	}
+	return nil
+}
+
+// build compiles the lab once, from the embedded copy.
+func (r *runner) build(ctx context.Context) error {
+	if r.bins != nil {
+		return nil
+	}
+	dir := filepath.Join(r.dir, "run")
+	if err := lab.WriteModule(dir, ""); err != nil {
+		return err
+	}
+	names := make([]string, len(r.programs))
+	for i, p := range r.programs {
+		names[i] = p.Name
+	}
+	r.progress("building %d lab programs", len(names))
+	bins, err := lab.Build(ctx, dir, filepath.Join(r.dir, "bin"), names...)
+	if err != nil {
+		return err
+	}
+	r.bins = bins
+	return os.MkdirAll(filepath.Join(r.dir, "out"), 0o755)
+}
+
+// runProgram runs one program with the recording flag, bounded in time.
+func (r *runner) runProgram(ctx context.Context, p lab.Program, flagName, out string) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opt.Duration+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bins[p.Name], "-duration", r.opt.Duration.String(), flagName, out)
+	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Dir = r.dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.Stdout = nil
+	setProcessGroup(cmd)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("running lab program %s: %v: %s", p.Name, err, strings.TrimSpace(lastLines(stderr.String(), 5)))
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

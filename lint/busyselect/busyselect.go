@@ -1,0 +1,135 @@
+package busyselect
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
+	"github.com/schedoctor/schedoctor/lint/internal/astutil"
+	"github.com/schedoctor/schedoctor/lint/internal/evidence"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer reports rule SD101, busy-select.
+var Analyzer = &analysis.Analyzer{
+	Name:       "busyselect",
+	Doc:        analysisutil.MustExtractDoc(doc, "busyselect"),
+	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD101.md",
+	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	ResultType: evidence.ResultType,
+	Run:        run,
+}
+
+const rule = "SD101"
+
+func run(pass *analysis.Pass) (any, error) {
+	res := &evidence.Result{}
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	ins.WithStack([]ast.Node{(*ast.SelectStmt)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if push {
+			check(pass, res, n.(*ast.SelectStmt), stack)
+		}
+		return true
+	})
+	return res, nil
+}
+
+func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack []ast.Node) {
+	info := pass.TypesInfo
+	def := astutil.DefaultClause(sel)
+	if def == nil {
+		return
+	}
+	loop, ok := astutil.EnclosingLoop(info, stack)
+	if !ok {
+		return
+	}
+	f, ok := loop.Stmt.(*ast.ForStmt)
+	if !ok || astutil.IsCounted(info, f) {
+		return // range and counted loops end or block on their own
+	}
+	if astutil.Leaves(info, def, loop, false) || leavesAfter(info, stack, loop) {
+		return
+	}
+	// Everything that runs when the default is taken: the loop's
+	// condition and post statement, its body but the select's other cases.
+	var eff astutil.Effects
+	skip := func(n ast.Node) bool {
+		c, ok := n.(*ast.CommClause)
+		return ok && c != def && c.Pos() >= sel.Pos() && c.End() <= sel.End()
+	}
+	for _, part := range []ast.Node{f.Cond, f.Post, f.Body} {
+		if part != nil {
+			eff.Scan(info, part, skip)
+		}
+	}
+	if eff.MayBlock || eff.Exits > 0 {
+		return
+	}
+
+	reason := "neither blocks nor leaves the loop"
+	ev := []finding.Evidence{
+		{Label: "loop line", Value: analysisutil.Line(pass, f.Pos()), Unit: "line"},
+		{Label: "cases besides default", Value: float64(len(sel.Body.List) - 1), Unit: "cases"},
+		{Label: "statements in default", Value: float64(len(def.Body)), Unit: "statements"},
+	}
+	switch {
+	case len(eff.Sleeps) > 0:
+		d := eff.Sleeps[0]
+		reason = fmt.Sprintf("sleeps only %v, too short to wait", d)
+		ev = append(ev, finding.Evidence{Label: "sleep", Value: float64(d) / float64(time.Microsecond), Unit: "µs"})
+	case eff.Yields > 0:
+		reason = "only yields with runtime.Gosched, which does not block"
+		ev = append(ev, finding.Evidence{Label: "runtime.Gosched calls", Value: float64(eff.Yields), Unit: "calls"})
+	case len(def.Body) == 0:
+		reason = "is empty"
+	}
+	analysisutil.Report(pass, res, rule, sel,
+		fmt.Sprintf("loop spins a core on a select whose default %s; remove the default so the select blocks, or wait on a ticker or ctx.Done", reason), ev)
+}
+
+// leavesAfter reports whether a statement that follows the select (or one
+// of the statements enclosing it) on the way back to the loop's body
+// leaves the loop unconditionally: the select then runs once per pass, as
+// in a drain loop ending in break. It also refuses paths it does not
+// understand (the select inside another select's case), which keeps the
+// analysis silent there.
+func leavesAfter(info *types.Info, stack []ast.Node, loop astutil.Loop) bool {
+	breakLeaves := true
+	path := stack[loop.Index+1:]
+	for i, n := range path[:len(path)-1] {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt:
+			breakLeaves = false
+			continue
+		case *ast.IfStmt, *ast.LabeledStmt:
+			continue
+		default:
+			return true
+		}
+		for k, s := range list {
+			if s == path[i+1] {
+				if astutil.AlwaysLeaves(info, list[k+1:], loop, breakLeaves) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
+}

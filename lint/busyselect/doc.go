@@ -1,0 +1,44 @@
+// Package busyselect defines an Analyzer that reports loops spinning on a
+// select whose default neither blocks nor leaves the loop (rule SD101).
+//
+// # Analyzer busyselect
+//
+// busyselect: report a select with a non-blocking default inside a loop
+//
+// A select with a default case never parks the goroutine: when no other
+// case is ready it runs the default and returns at once. Inside a loop the
+// goroutine holds its P at 100% of a core until async preemption (about
+// every 10ms) takes it away.
+//
+//	// WRONG
+//	for {
+//		select {
+//		case j := <-jobs:
+//			handle(j)
+//		default: // runs again at once: the loop spins
+//			idle++
+//		}
+//	}
+//
+//	// RIGHT
+//	for {
+//		select {
+//		case j := <-jobs:
+//			handle(j)
+//		case <-ctx.Done():
+//			return
+//		}
+//	}
+//
+// The analyzer reports the select when it sits in a for loop (directly or
+// under if and switch; in functions, methods and goroutine closures), the
+// loop is not a counted one (for i := 0; i < n; i++), and on the path that
+// takes the default nothing can block: the default is empty, continues,
+// breaks only the select, changes variables, calls runtime.Gosched or an
+// atomic operation, or sleeps less than 1ms; the loop's condition and its
+// other statements are of the same kind. It stays silent when the default
+// or the statements after the select leave the loop (return, a labelled
+// break, goto, panic, os.Exit), when anything on that path may block (a
+// channel operation, a sleep of 1ms or more, any call it does not know),
+// and for range loops, which end or block on their own.
+package busyselect

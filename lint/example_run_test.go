@@ -1,0 +1,24 @@
+package lint_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/schedoctor/schedoctor/lint"
+)
+
+// Lint a module's packages, as `schedoctor lint ./...` does from its root,
+// and print each finding where it is.
+func ExampleRun() {
+	res, err := lint.Run(context.Background(), lint.Options{
+		Dir:      ".",
+		Patterns: []string{"./..."},
+	})
+	if err != nil {
+		log.Fatal(err) // a package that does not compile, a bad pattern, ...
+	}
+	for _, f := range res.Findings {
+		fmt.Printf("%s: %s %s\n", f.Locations[0], f.Rule, f.Message)
+	}
+}

@@ -1,0 +1,125 @@
+package goroutinethrottle
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	rt "runtime"
+	"time"
+)
+
+const limit = 8
+
+var maxG = 100
+
+func work(int) {}
+
+// Positives.
+
+func waitLoop(jobs []int) {
+	for _, j := range jobs {
+		for rt.NumGoroutine() > limit { // want `loop waits on runtime.NumGoroutine, which counts every goroutine in the process; bound concurrency with a semaphore`
+			time.Sleep(time.Millisecond)
+		}
+		go work(j)
+	}
+}
+
+func spawnIf(j int) {
+	if rt.NumGoroutine() < 2*limit { // want `spawning depends on runtime.NumGoroutine`
+		go work(j)
+	} else {
+		work(j)
+	}
+}
+
+func spawnElse(j int) {
+	if rt.NumGoroutine() >= maxG { // want `spawning depends on`
+		work(j)
+	} else {
+		go work(j)
+	}
+}
+
+func sleepIf() {
+	for {
+		if rt.NumGoroutine() > limit { // want `waiting depends on`
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		go work(0)
+	}
+}
+
+func throughVariable(jobs []int) {
+	for _, j := range jobs {
+		n := rt.NumGoroutine() // want `spawning depends on`
+		if n < limit {
+			go work(j)
+		}
+	}
+}
+
+func switchCase() {
+	for {
+		switch {
+		case rt.NumGoroutine() > limit: // want `a loop waits on`
+			continue
+		}
+		break
+	}
+}
+
+func closure() {
+	go func() {
+		for i := 0; i < 10 && rt.NumGoroutine() > 1; i++ { // want `loop waits on`
+		}
+	}()
+}
+
+// Negatives.
+
+func logs() {
+	log.Printf("goroutines: %d", rt.NumGoroutine())
+	fmt.Println(rt.NumGoroutine())
+}
+
+var gauge float64
+
+func metrics() {
+	gauge = float64(rt.NumGoroutine())
+}
+
+func count() int { return rt.NumGoroutine() }
+
+func health() error {
+	if rt.NumGoroutine() > 10000 {
+		return errors.New("too many goroutines")
+	}
+	return nil
+}
+
+func logWhenHigh() {
+	if n := rt.NumGoroutine(); n > 1000 {
+		log.Printf("high goroutine count %d", n)
+	}
+}
+
+func spawnInClosureOnly() {
+	if rt.NumGoroutine() > limit {
+		f := func() { go work(0) } // defined, not started by this branch
+		_ = f
+	}
+}
+
+type fake struct{}
+
+func (fake) NumGoroutine() int { return 0 }
+
+func userCount(f fake) {
+	for f.NumGoroutine() > limit {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+var initial = rt.NumGoroutine()

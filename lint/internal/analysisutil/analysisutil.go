@@ -1,0 +1,132 @@
+// Package analysisutil holds what every schedoctor analyzer needs from
+// go/analysis and nothing of the AST's shape: the Analyzer.Doc extracted
+// from the package's doc.go, the identity of called functions (by types,
+// never by name, so a user function called Sleep or a package aliased
+// time is told apart), and the reporting of a diagnostic together with
+// the evidence the lint driver shows with it.
+package analysisutil
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/internal/evidence"
+)
+
+// MustExtractDoc returns the section of doc.go's package comment that
+// follows the heading "# Analyzer NAME" and the "NAME:" of its summary
+// line, which is the form Analyzer.Doc expects: the first line is the
+// summary, the rest the description. It panics when the section is
+// missing, which a test of the analyzer catches at once.
+func MustExtractDoc(content, name string) string {
+	doc, err := ExtractDoc(content, name)
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}
+
+// ExtractDoc is MustExtractDoc returning an error.
+func ExtractDoc(content, name string) (string, error) {
+	if content == "" {
+		return "", fmt.Errorf("empty doc.go")
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", content, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		return "", fmt.Errorf("parsing doc.go: %w", err)
+	}
+	if f.Doc == nil {
+		return "", fmt.Errorf("doc.go has no package comment")
+	}
+	for section := range strings.SplitSeq(f.Doc.Text(), "\n# ") {
+		body, ok := strings.CutPrefix(section, "Analyzer "+name)
+		if !ok || body == "" || body[0] != '\n' {
+			continue
+		}
+		body = strings.TrimSpace(body)
+		rest, ok := strings.CutPrefix(body, name+":")
+		if !ok {
+			return "", fmt.Errorf("heading 'Analyzer %s' is not followed by a '%s: summary' line", name, name)
+		}
+		return strings.TrimSpace(rest), nil
+	}
+	return "", fmt.Errorf("doc.go has no 'Analyzer %s' heading", name)
+}
+
+// Imports reports whether pkg imports path directly: an analyzer leaves
+// early when the package cannot contain what it looks for.
+func Imports(pkg *types.Package, path string) bool {
+	return slices.ContainsFunc(pkg.Imports(), func(p *types.Package) bool { return p.Path() == path })
+}
+
+// Callee returns the function or method a call statically refers to, or
+// nil (a call of a func value, a conversion, a builtin).
+func Callee(info *types.Info, call *ast.CallExpr) *types.Func {
+	fn, _ := typeutil.Callee(info, call).(*types.Func)
+	return fn
+}
+
+// IsFunc reports whether fn is the package-level function pkgPath.name
+// for one of names.
+func IsFunc(fn *types.Func, pkgPath string, names ...string) bool {
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgPath {
+		return false
+	}
+	if sig, ok := fn.Type().(*types.Signature); !ok || sig.Recv() != nil {
+		return false
+	}
+	return slices.Contains(names, fn.Name())
+}
+
+// IsMethod reports whether fn is a method of the named type pkgPath.typ
+// (or of a pointer to it) called one of names. For an interface method,
+// typ is the interface's name.
+func IsMethod(fn *types.Func, pkgPath, typ string, names ...string) bool {
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != pkgPath || !slices.Contains(names, fn.Name()) {
+		return false
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return false
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := types.Unalias(t).(*types.Named)
+	return ok && named.Obj().Name() == typ
+}
+
+// IsTestFile reports whether the file holding pos is a _test.go file.
+func IsTestFile(pass *analysis.Pass, pos token.Pos) bool {
+	return strings.HasSuffix(pass.Fset.File(pos).Name(), "_test.go")
+}
+
+// Line is the line of pos, as an Evidence value.
+func Line(pass *analysis.Pass, pos token.Pos) float64 {
+	return float64(pass.Fset.Position(pos).Line)
+}
+
+// Report records one diagnostic of rule at node's position, with its
+// evidence in res (keyed by that same position, as the lint driver reads
+// it) and any suggested fixes.
+func Report(pass *analysis.Pass, res *evidence.Result, rule string, node ast.Node, msg string, ev []finding.Evidence, fixes ...analysis.SuggestedFix) {
+	pos := node.Pos()
+	res.Add(pos, ev...)
+	pass.Report(analysis.Diagnostic{
+		Pos:            pos,
+		End:            node.End(),
+		Category:       rule,
+		Message:        msg,
+		SuggestedFixes: fixes,
+	})
+}

@@ -1,0 +1,498 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/internal/evidence"
+)
+
+// ErrNoPackages is returned by Run when the patterns match no package.
+var ErrNoPackages = errors.New("no packages matched")
+
+// Options control Run. The zero value lints the package in the current
+// directory's module matched by no pattern, which is an error: callers pass
+// at least one pattern ("./..." for a whole module).
+type Options struct {
+	// Dir is the directory packages are loaded from and the one finding
+	// locations are relative to; "" means the current directory.
+	Dir string
+	// Patterns are go list package patterns: "./...", "std", import paths.
+	Patterns []string
+	// Tests also lints the packages' _test.go files.
+	Tests bool
+	// Fix applies the analyzers' suggested fixes to the files on disk.
+	// Findings whose fix was applied are not reported.
+	Fix bool
+	// Analyzers to run; nil means Analyzers. Every one must set
+	// Diagnostic.Category to a catalog rule ID.
+	Analyzers []*analysis.Analyzer
+	// Env is the environment of the go command that loads the packages;
+	// nil means the current process's.
+	Env []string
+}
+
+// Result is what Run found.
+type Result struct {
+	Findings []finding.Finding
+	Summary  Summary
+}
+
+// Summary holds the figures of a lint run, shown with the findings.
+type Summary struct {
+	Packages  int      `json:"packages"`  // packages linted (a test variant is the same package)
+	Files     int      `json:"files"`     // Go files linted
+	Analyzers int      `json:"analyzers"` // analyzers run
+	Fixed     int      `json:"fixed"`     // suggested fixes applied (-fix)
+	Skipped   int      `json:"skipped"`   // suggested fixes not applied because they conflicted
+	Rewritten []string `json:"rewritten"` // files rewritten by -fix, relative like locations
+}
+
+// WriteText prints the summary above the findings of the text report.
+func (s Summary) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "linted %s (%s) with %s\n", plural(s.Packages, "package"), plural(s.Files, "file"), plural(s.Analyzers, "analyzer"))
+	if err == nil && (s.Fixed > 0 || s.Skipped > 0) {
+		_, err = fmt.Fprintf(w, "applied %s, rewrote %s\n", plural(s.Fixed, "fix"), strings.Join(s.Rewritten, ", "))
+		if err == nil && s.Skipped > 0 {
+			_, err = fmt.Fprintf(w, "skipped %s that overlap others: run again to apply them\n", plural(s.Skipped, "fix"))
+		}
+	}
+	return err
+}
+
+// plural is "1 file", "2 files", "3 fixes".
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "x"):
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Run loads the packages matched by opt.Patterns and runs the analyzers on
+// them through go/analysis/checker. Packages that do not compile are refused
+// with an error naming the package and its first errors: analyzers on
+// ill-typed code report nonsense.
+//
+// Findings are deduplicated across a package and its test variant, located
+// relative to opt.Dir and carry the evidence each analyzer recorded for the
+// diagnostic in its *evidence.Result.
+func Run(ctx context.Context, opt Options) (Result, error) {
+	analyzers := opt.Analyzers
+	if analyzers == nil {
+		analyzers = Analyzers
+	}
+	dir, err := workDir(opt.Dir)
+	if err != nil {
+		return Result{}, err
+	}
+	pkgs, err := load(ctx, dir, opt, analyzers)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	graph, err := checker.Analyze(recovering(analyzers), pkgs, nil)
+	if err != nil {
+		return Result{}, fmt.Errorf("running the analyzers: %w", err)
+	}
+
+	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}}
+	var errs []error
+	for _, act := range graph.Roots {
+		if act.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", act, act.Err))
+			continue
+		}
+		c.add(act)
+	}
+	if len(errs) > 0 {
+		return Result{}, fmt.Errorf("analysis failed: %w", errors.Join(errs...))
+	}
+
+	res := Result{Summary: Summary{Analyzers: len(analyzers), Rewritten: []string{}}}
+	paths, files := map[string]bool{}, map[string]bool{}
+	for _, p := range pkgs {
+		paths[p.PkgPath] = true
+		for _, f := range p.CompiledGoFiles {
+			files[f] = true
+		}
+	}
+	res.Summary.Packages, res.Summary.Files = len(paths), len(files)
+
+	if opt.Fix {
+		fr, err := applyFixes(c.diags)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Summary.Fixed, res.Summary.Skipped = fr.applied, fr.skipped
+		for _, f := range fr.rewritten {
+			res.Summary.Rewritten = append(res.Summary.Rewritten, relPath(dir, f))
+		}
+		for i := range c.diags {
+			if !fr.fixed[i] {
+				res.Findings = append(res.Findings, c.diags[i].finding)
+			}
+		}
+	} else {
+		for _, d := range c.diags {
+			res.Findings = append(res.Findings, d.finding)
+		}
+	}
+	finding.Sort(res.Findings)
+	return res, nil
+}
+
+// recovering returns copies of analyzers whose Run turns a panic into an
+// error naming the analyzer and the package: the checker runs analyzers on
+// goroutines of its own, where a panic would kill the process.
+func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
+	out := make([]*analysis.Analyzer, len(analyzers))
+	for i, a := range analyzers {
+		w := *a
+		run := a.Run
+		w.Run = func(pass *analysis.Pass) (res any, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("analyzer %s panicked on package %s (a bug in it; please report it): %v", a.Name, pass.Pkg.Path(), r)
+				}
+			}()
+			return run(pass)
+		}
+		out[i] = &w
+	}
+	return out
+}
+
+// workDir resolves Options.Dir to an absolute directory that exists.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("finding the working directory: %w", err)
+		}
+		return wd, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("directory %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("directory %s: %w", dir, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("directory %s: not a directory", dir)
+	}
+	return abs, nil
+}
+
+// load loads the patterns with the syntax and types the checker needs, and
+// refuses patterns that match nothing and packages that do not compile.
+func load(ctx context.Context, dir string, opt Options, analyzers []*analysis.Analyzer) ([]*packages.Package, error) {
+	if len(opt.Patterns) == 0 {
+		return nil, fmt.Errorf("%w: no package patterns given", ErrNoPackages)
+	}
+	for _, p := range opt.Patterns {
+		if strings.TrimSpace(p) == "" {
+			return nil, fmt.Errorf("%w: empty package pattern %q", ErrNoPackages, p)
+		}
+	}
+	// Analyzers with facts run on every dependency and need their syntax;
+	// the others only need the roots' (LoadSyntax types the rest from
+	// export data, which is much faster on std).
+	mode := packages.LoadSyntax | packages.NeedModule
+	if needFacts(analyzers) {
+		mode = packages.LoadAllSyntax | packages.NeedModule
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Mode:    mode,
+		Dir:     dir,
+		Tests:   opt.Tests,
+		Env:     opt.Env,
+	}
+	pkgs, err := packages.Load(cfg, opt.Patterns...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("loading %s: %w", strings.Join(opt.Patterns, " "), err)
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("%w %s", ErrNoPackages, strings.Join(opt.Patterns, " "))
+	}
+	if err := packageErrors(dir, pkgs); err != nil {
+		return nil, err
+	}
+	// With Tests, go list adds each package's generated test main
+	// ("p.test"), whose only file is in the build cache: nothing to lint.
+	pkgs = slices.DeleteFunc(pkgs, func(p *packages.Package) bool {
+		return opt.Tests && p.Name == "main" && strings.HasSuffix(p.ID, ".test")
+	})
+	return pkgs, nil
+}
+
+// maxErrors is how many compile errors a refused package shows.
+const maxErrors = 5
+
+// packageErrors reports the first package (in the import graph of pkgs,
+// dependencies first) that has errors, with its first few errors. A pattern
+// that names a missing directory or a package that does not exist shows up
+// here too, as a package with a list error.
+func packageErrors(dir string, pkgs []*packages.Package) error {
+	var bad *packages.Package
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if bad == nil && len(p.Errors) > 0 {
+			bad = p
+		}
+	})
+	if bad == nil {
+		return nil
+	}
+	var b strings.Builder
+	if bad.Name == "" && len(bad.CompiledGoFiles) == 0 {
+		// Not a package but a pattern go list could not resolve.
+		fmt.Fprintf(&b, "cannot load %s:", bad.ID)
+	} else {
+		fmt.Fprintf(&b, "package %s does not compile (fix it, or lint other packages):", bad.PkgPath)
+	}
+	// go list's build error ("# pkg" then the compiler's lines) and the
+	// type checker's often say the same thing: show each line once.
+	var lines []string
+	for _, e := range bad.Errors {
+		msg := e.Msg
+		if e.Pos != "" && e.Pos != "-" {
+			msg = relPos(dir, e.Pos) + ": " + msg
+		}
+		for l := range strings.SplitSeq(msg, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "# ") && !slices.Contains(lines, l) {
+				lines = append(lines, l)
+			}
+		}
+	}
+	for i, l := range lines {
+		if i == maxErrors {
+			fmt.Fprintf(&b, "\n\t(and %d more)", len(lines)-maxErrors)
+			break
+		}
+		fmt.Fprintf(&b, "\n\t%s", l)
+	}
+	return errors.New(b.String())
+}
+
+// needFacts reports whether an analyzer, or one it requires, uses facts.
+func needFacts(analyzers []*analysis.Analyzer) bool {
+	seen := map[*analysis.Analyzer]bool{}
+	var visit func([]*analysis.Analyzer) bool
+	visit = func(as []*analysis.Analyzer) bool {
+		for _, a := range as {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			if len(a.FactTypes) > 0 || visit(a.Requires) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(analyzers)
+}
+
+// diag is one diagnostic kept for the report, with what -fix needs.
+type diag struct {
+	finding finding.Finding
+	fset    *token.FileSet
+	file    *ast.File
+	fixes   []analysis.SuggestedFix
+}
+
+// diagKey identifies a diagnostic across a package and its test variant,
+// which share files but not token positions.
+type diagKey struct {
+	rule, file string
+	offset     int
+	message    string
+}
+
+// collector turns root actions' diagnostics into findings.
+type collector struct {
+	dir   string
+	seen  map[diagKey]bool
+	files map[*token.File]*ast.File
+	diags []diag
+}
+
+func (c *collector) add(act *checker.Action) {
+	if len(act.Diagnostics) == 0 {
+		return
+	}
+	ev, _ := act.Result.(*evidence.Result)
+	fset := act.Package.Fset
+	for _, f := range act.Package.Syntax {
+		c.files[fset.File(f.FileStart)] = f
+	}
+	for _, d := range act.Diagnostics {
+		pos := fset.Position(d.Pos)
+		k := diagKey{rule: d.Category, file: pos.Filename, offset: pos.Offset, message: d.Message}
+		if c.seen[k] {
+			continue
+		}
+		c.seen[k] = true
+		rule := d.Category
+		if rule == "" {
+			rule = act.Analyzer.Name
+		}
+		f := finding.Finding{
+			Rule:    rule,
+			Message: d.Message,
+			Locations: []finding.Location{{
+				File:   relPath(c.dir, pos.Filename),
+				Line:   pos.Line,
+				Column: pos.Column,
+			}},
+		}
+		if r, ok := finding.Lookup(rule); ok {
+			f.Severity, f.Fix = r.Severity, r.Fix
+		} else {
+			f.Severity = finding.Warning
+		}
+		file := c.files[fset.File(d.Pos)]
+		if file != nil {
+			f.Locations[0].Function = enclosingFunc(act.Package.Types, file, d.Pos)
+		}
+		if ev != nil {
+			f.Evidence = slices.Clone(ev.ByPos[d.Pos])
+		}
+		c.diags = append(c.diags, diag{finding: f, fset: fset, file: file, fixes: d.SuggestedFixes})
+	}
+}
+
+// relPath makes file relative to dir when it lies under dir, and leaves it
+// absolute otherwise (a std package linted from a module is not "../..").
+func relPath(dir, file string) string {
+	rel, err := filepath.Rel(dir, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return file
+	}
+	return rel
+}
+
+// relPos applies relPath to the file of a "file:line:col" position.
+func relPos(dir, pos string) string {
+	file, rest := pos, ""
+	for range 2 {
+		i := strings.LastIndexByte(file, ':')
+		if i < 0 {
+			break
+		}
+		if strings.Trim(file[i+1:], "0123456789") != "" {
+			break
+		}
+		file, rest = file[:i], file[i:]+rest
+	}
+	return relPath(dir, file) + rest
+}
+
+// enclosingFunc names the function that contains pos as the Go toolchain
+// (and so a CPU profile) names it: "pkg.F", "pkg.(*T).M", "pkg.F.func1",
+// "pkg.F.func1.2", with "main" for the path of a command. That lets a lint
+// finding be matched with a profile's hot function.
+func enclosingFunc(pkg *types.Package, file *ast.File, pos token.Pos) string {
+	prefix := file.Name.Name
+	if pkg != nil && pkg.Name() != "main" {
+		prefix = pkg.Path()
+	}
+	for _, decl := range file.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || pos < fd.Pos() || pos >= fd.End() {
+			continue
+		}
+		name := prefix + "." + funcDeclName(fd)
+		if fd.Body == nil {
+			return name
+		}
+		return name + closureSuffix(fd.Body, pos)
+	}
+	return ""
+}
+
+// funcDeclName is "F", "T.M" or "(*T).M", type parameters dropped.
+func funcDeclName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	t := fd.Recv.List[0].Type
+	ptr := false
+	if s, ok := t.(*ast.StarExpr); ok {
+		ptr, t = true, s.X
+	}
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
+	}
+	recv := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		recv = id.Name
+	}
+	if ptr {
+		return "(*" + recv + ")." + fd.Name.Name
+	}
+	return recv + "." + fd.Name.Name
+}
+
+// closureSuffix numbers the function literals around pos the way the
+// compiler does: literals directly in a function are func1, func2, ... in
+// source order; those inside func1 are func1.1, func1.2, ...
+func closureSuffix(body ast.Node, pos token.Pos) string {
+	var suffix strings.Builder
+	depth := 0
+	for {
+		n := 0
+		var inner *ast.FuncLit
+		ast.Inspect(body, func(node ast.Node) bool {
+			if inner != nil {
+				return false
+			}
+			lit, ok := node.(*ast.FuncLit)
+			if !ok || node == body {
+				return true
+			}
+			n++
+			if pos >= lit.Pos() && pos < lit.End() {
+				inner = lit
+			}
+			return false // literals inside lit are numbered on the next round
+		})
+		if inner == nil {
+			return suffix.String()
+		}
+		if depth == 0 {
+			fmt.Fprintf(&suffix, ".func%d", n)
+		} else {
+			fmt.Fprintf(&suffix, ".%d", n)
+		}
+		depth++
+		body = inner
+	}
+}

@@ -1,0 +1,32 @@
+// Package sleeppoll defines an Analyzer that reports loops polling with a
+// time.Sleep shorter than 1ms (rule SD102).
+//
+// # Analyzer sleeppoll
+//
+// sleeppoll: report polling loops that sleep less than 1ms
+//
+// Each time.Sleep parks the goroutine on a timer and each expiry wakes a
+// thread to run it again. A tiny sleep buys two context switches per
+// iteration, not precision: time.Sleep(1µs) really sleeps about 0.4ms, and
+// CPU profiles show runtime.futex at half the samples.
+//
+//	// WRONG
+//	for !ready.Load() {
+//		time.Sleep(5 * time.Microsecond)
+//	}
+//
+//	// RIGHT
+//	<-readyCh // closed by the goroutine that sets ready
+//
+// The analyzer reports a call of time.Sleep whose argument is a constant
+// (a literal, a named constant or a constant expression such as
+// time.Millisecond / 10) greater than 0 and shorter than 1ms, in a for
+// loop that waits for something: the loop has a condition, or an if in its
+// body leaves it. It stays silent for counted loops (for i := 0; i < n;
+// i++) and range loops, which pace work rather than poll; for sleeps with a
+// computed duration (backoff); when anything else in the loop body may
+// block (a channel operation, an unknown call), since the sleep is then
+// not what the loop waits on; for sleeps in a select's default, which
+// busyselect (SD101) reports; and for time.Sleep(0), which timerloop
+// (SD104) reports.
+package sleeppoll

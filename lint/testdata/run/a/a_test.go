@@ -1,0 +1,9 @@
+package a
+
+import "testing"
+
+func TestA(t *testing.T) {
+	if flagme(40) != 40 {
+		t.Fatal("flagme")
+	}
+}

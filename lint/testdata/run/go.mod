@@ -1,0 +1,3 @@
+module example.com/run
+
+go 1.26

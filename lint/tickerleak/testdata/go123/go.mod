@@ -1,0 +1,3 @@
+module example.com/go123
+
+go 1.23

@@ -1,0 +1,368 @@
+package procs
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Thresholds of the rules; the catalog's Detection text states them.
+const (
+	// throttledWarn and throttledCrit are shares of CFS periods throttled.
+	throttledWarn = 0.01
+	throttledCrit = 0.20
+	// minPeriods keeps a cgroup that has barely run from being judged.
+	minPeriods = 100
+	// pressureWarn is the "some avg60" CPU pressure, in percent, above which
+	// tasks wait for a CPU often enough to matter.
+	pressureWarn = 10.0
+	// memLimitShare is the share of the memory limit to give GOMEMLIMIT.
+	memLimitShare = 0.9
+)
+
+// k8sSnippet is the Kubernetes way to give a container GOMAXPROCS equal to
+// its CPU limit rounded up (resourceFieldRef rounds up with divisor 1).
+const k8sSnippet = `env: [{name: GOMAXPROCS, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: "1"}}}]`
+
+// Findings applies SD401–SD408 to a summary.
+func Findings(s *Summary) []finding.Finding {
+	var out []finding.Finding
+	for _, rule := range []func(*Summary) *finding.Finding{
+		aboveCPUs, belowCPUs, defaultOff, throttled, parentTighter, pressure, noMemLimit, oldRuntime,
+	} {
+		if f := rule(s); f != nil {
+			out = append(out, *f)
+		}
+	}
+	finding.Sort(out)
+	return out
+}
+
+func newFinding(rule string) *finding.Finding {
+	return &finding.Finding{Rule: rule, Severity: finding.MustLookup(rule).Severity}
+}
+
+func loc(files ...string) []finding.Location {
+	var out []finding.Location
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, finding.Location{File: f})
+		}
+	}
+	return out
+}
+
+// isGo reports whether the GOMAXPROCS rules apply: a Go binary, or no
+// binary at all (the context a Go program would be started in).
+func isGo(s *Summary) bool { return s.Binary == nil || !s.Binary.NotGo }
+
+// limitWords describes what sets the CPUs available: "the parent cgroup
+// quota of 1.5 CPUs (/sys/fs/cgroup/kubepods/cpu.max)".
+func limitWords(c CPUs) string {
+	return fmt.Sprintf("the %s of %s", c.AvailableFrom, cpuCount(c.Available))
+}
+
+func originFile(s *Summary) string {
+	switch s.GOMAXPROCS.Rule {
+	case "env":
+		return s.Env.File
+	case "automaxprocs", "default-cpus", "call":
+		if s.Binary != nil {
+			return s.Binary.Path
+		}
+	}
+	return ""
+}
+
+// setFix is the fix line that sets GOMAXPROCS to n.
+func setFix(n int) string {
+	return fmt.Sprintf("set GOMAXPROCS=%d in the environment (Kubernetes: %s)", n, k8sSnippet)
+}
+
+// SD401: more Ps than CPUs.
+func aboveCPUs(s *Summary) *finding.Finding {
+	g, c := s.GOMAXPROCS, s.CPUs
+	limit := ceilCPUs(c.Available)
+	if !isGo(s) || g.Value == 0 || c.Available <= 0 || g.Value <= limit {
+		return nil
+	}
+	// The 1.25+ default deliberately keeps at least 2 Ps under a small
+	// quota; that is the runtime's choice, not a misconfiguration.
+	if g.Rule == "default-container" && g.Value <= 2 {
+		return nil
+	}
+	f := newFinding("SD401")
+	if g.Value < 2*limit {
+		f.Severity = finding.Warning
+	}
+	var because, fix string
+	switch g.Rule {
+	case "env":
+		because = fmt.Sprintf("GOMAXPROCS=%s is set in the environment", *s.Env.GOMAXPROCS)
+		fix = fmt.Sprintf("remove GOMAXPROCS from the environment (Go 1.25+ with go ≥ 1.25 then follows the limit) or %s", setFix(g.Recommended))
+	case "automaxprocs":
+		because = "go.uber.org/automaxprocs sets it from the leaf quota alone, rounded down, ignoring cpusets and parent limits"
+		fix = fmt.Sprintf("%s; or drop go.uber.org/automaxprocs and build with Go 1.25+ (go ≥ 1.25 in go.mod)", setFix(g.Recommended))
+	case "default-cpus":
+		because = "the runtime takes " + g.Reason
+		fix = fmt.Sprintf("build with Go 1.25+ and go ≥ 1.25 in go.mod (go mod edit -go=1.25), or %s", setFix(g.Recommended))
+	case "default-container":
+		because = "the runtime reads only the leaf cgroup's limit, and " + limitWords(c) + " is not the leaf's"
+		if c.AvailableFrom == "cpuset" || c.AvailableFrom == "affinity" {
+			because = "the CPU set changed after the program computed it (" + limitWords(c) + ")"
+		}
+		fix = setFix(g.Recommended)
+	case "call":
+		because = "the program sets it itself: " + g.Reason
+		fix = fmt.Sprintf("remove the runtime.GOMAXPROCS call (or call runtime.SetDefaultGOMAXPROCS), or %s", setFix(g.Recommended))
+	}
+	f.Message = fmt.Sprintf("GOMAXPROCS %d is above the %s available because %s", g.Value, cpuCount(c.Available), because)
+	f.Locations = loc(c.AvailableFile, originFile(s))
+	f.Evidence = []finding.Evidence{
+		{Label: "GOMAXPROCS (" + g.Origin + ")", Value: float64(g.Value), Unit: "Ps"},
+		{Label: "CPUs available (" + c.AvailableFrom + ")", Value: c.Available, Unit: "CPUs"},
+		{Label: "Ps per CPU", Value: math.Round(float64(g.Value)/c.Available*100) / 100, Unit: "x"},
+		{Label: "recommended GOMAXPROCS", Value: float64(g.Recommended), Unit: "Ps"},
+	}
+	f.Fix = fix
+	return f
+}
+
+// SD402: pinned below the CPUs available.
+func belowCPUs(s *Summary) *finding.Finding {
+	g, c := s.GOMAXPROCS, s.CPUs
+	if !isGo(s) || g.Value == 0 || c.Available <= 0 || (g.Rule != "env" && g.Rule != "call" && g.Rule != "automaxprocs") {
+		return nil
+	}
+	usable := int(math.Floor(c.Available + 1e-9))
+	if g.Value >= usable {
+		return nil
+	}
+	f := newFinding("SD402")
+	because := g.Reason
+	fix := fmt.Sprintf("remove the setting so the runtime picks %d, or set GOMAXPROCS=%d", g.DefaultWouldBe, g.Recommended)
+	switch g.Rule {
+	case "env":
+		because = fmt.Sprintf("GOMAXPROCS=%s is set in the environment", *s.Env.GOMAXPROCS)
+		fix = fmt.Sprintf("remove GOMAXPROCS=%s from the environment, or set GOMAXPROCS=%d", *s.Env.GOMAXPROCS, g.Recommended)
+	case "call":
+		fix = fmt.Sprintf("find the runtime.GOMAXPROCS call (the program's or a library's) and remove it, or call runtime.SetDefaultGOMAXPROCS() after it, so the runtime picks %d", g.DefaultWouldBe)
+	}
+	f.Message = fmt.Sprintf("GOMAXPROCS %d leaves %s of %s unused because %s", g.Value,
+		cpus(c.Available-float64(g.Value)), cpuCount(c.Available), because)
+	f.Locations = loc(originFile(s), c.AvailableFile)
+	f.Evidence = []finding.Evidence{
+		{Label: "GOMAXPROCS (" + g.Origin + ")", Value: float64(g.Value), Unit: "Ps"},
+		{Label: "CPUs available (" + c.AvailableFrom + ")", Value: c.Available, Unit: "CPUs"},
+	}
+	f.Fix = fix
+	return f
+}
+
+// SD403: the container-aware default is off under a CPU limit that it would
+// follow.
+func defaultOff(s *Summary) *finding.Finding {
+	b, g := s.Binary, s.GOMAXPROCS
+	if b == nil || !b.IsGo || math.IsInf(s.available.leafQuota, 1) {
+		return nil
+	}
+	affinity := max(s.CPUs.Affinity, 1)
+	if g.DefaultWouldBe >= affinity {
+		return nil // the limit would not lower the default: nothing lost
+	}
+	var reasons, fixes []string
+	where := b.Path
+	if b.Minor < 25 {
+		reasons = append(reasons, fmt.Sprintf("the binary was built with %s, before Go 1.25", b.GoVersion))
+		fixes = append(fixes, "rebuild with Go 1.25 or later and go ≥ 1.25 in go.mod (go mod edit -go=1.25)")
+	} else if b.ContainerMaxProcs == "0" {
+		src := containerOffWhere(s)
+		reasons = append(reasons, "containermaxprocs=0 ("+src+")")
+		if strings.HasPrefix(src, "GODEBUG") {
+			fixes = append(fixes, "remove containermaxprocs=0 from GODEBUG")
+			where = s.Env.File
+		} else {
+			fixes = append(fixes, "raise the go line to 1.25 or later (go mod edit -go=1.25) and rebuild")
+		}
+	}
+	if b.Automaxprocs != "" {
+		reasons = append(reasons, "it links go.uber.org/automaxprocs "+b.Automaxprocs+", whose runtime.GOMAXPROCS call turns the default and its updates off")
+		fixes = append(fixes, "drop the go.uber.org/automaxprocs import")
+	}
+	if v := s.Env.GOMAXPROCS; v != nil && g.Rule == "env" && g.Computed != g.Recommended {
+		reasons = append(reasons, fmt.Sprintf("GOMAXPROCS=%s is set in the environment", *v))
+		fixes = append(fixes, "unset GOMAXPROCS")
+	}
+	if len(reasons) == 0 {
+		return nil
+	}
+	f := newFinding("SD403")
+	f.Message = fmt.Sprintf("the container-aware GOMAXPROCS default (%d under the leaf quota of %s) is off because %s; the process gets %d",
+		g.DefaultWouldBe, cpuCount(s.available.leafQuota), strings.Join(reasons, ", and "), g.Value)
+	f.Locations = loc(where, s.Cgroup.Levels[0].QuotaFile)
+	f.Evidence = []finding.Evidence{
+		{Label: "toolchain Go minor version", Value: float64(b.Minor), Unit: ""},
+		{Label: "GOMAXPROCS (" + g.Origin + ")", Value: float64(g.Value), Unit: "Ps"},
+		{Label: "container-aware default", Value: float64(g.DefaultWouldBe), Unit: "Ps"},
+		{Label: "leaf CPU quota", Value: s.available.leafQuota, Unit: "CPUs"},
+	}
+	if b.GoLine.Known {
+		f.Evidence = append(f.Evidence, finding.Evidence{Label: "go line upper bound from DefaultGODEBUG (minor version)", Value: float64(b.GoLine.Max)})
+	}
+	f.Fix = strings.Join(fixes, "; ")
+	return f
+}
+
+// SD404: CFS throttling at any level.
+func throttled(s *Summary) *finding.Finding {
+	var worst *Throttling
+	var worstRatio float64
+	for _, l := range s.Cgroup.Levels {
+		t := l.Throttling
+		if t == nil || t.Periods < minPeriods {
+			continue
+		}
+		if r := float64(t.Throttled) / float64(t.Periods); r >= throttledWarn && r > worstRatio {
+			worst, worstRatio = t, r
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	f := newFinding("SD404")
+	if worstRatio >= throttledCrit {
+		f.Severity = finding.Critical
+	}
+	f.Message = fmt.Sprintf("%.1f%% of CFS periods throttled (%d of %d, %.1f s stalled in all) because the cgroup uses up its quota "+
+		"before the period ends; GOMAXPROCS %d against %s", worstRatio*100, worst.Throttled, worst.Periods,
+		worst.ThrottledSeconds, s.GOMAXPROCS.Value, cpuCount(s.CPUs.Available))
+	f.Locations = loc(worst.File)
+	f.Evidence = []finding.Evidence{
+		{Label: "periods throttled", Value: math.Round(worstRatio*1000) / 10, Unit: "%"},
+		{Label: "nr_throttled", Value: float64(worst.Throttled), Unit: "periods"},
+		{Label: "nr_periods", Value: float64(worst.Periods), Unit: "periods"},
+		{Label: "throttled time (since the cgroup was created)", Value: math.Round(worst.ThrottledSeconds*1000) / 1000, Unit: "s"},
+	}
+	fix := fmt.Sprintf("raise the CPU limit, or remove it and keep the request (Kubernetes: resources: {requests: {cpu: \"%s\"}} with no limits.cpu)",
+		cpus(s.CPUs.Available))
+	if s.GOMAXPROCS.Value > s.GOMAXPROCS.Recommended {
+		fix = fmt.Sprintf("match GOMAXPROCS to the quota (GOMAXPROCS=%d); then %s", s.GOMAXPROCS.Recommended, fix)
+	}
+	f.Fix = fix
+	return f
+}
+
+// SD405: an ancestor's limit is tighter than the leaf's and changes the answer.
+func parentTighter(s *Summary) *finding.Finding {
+	i := s.available.tightestIdx
+	if i <= 0 || s.available.tightest >= s.available.leafQuota {
+		return nil
+	}
+	tight := ceilCPUs(s.available.tightest)
+	if tight >= s.GOMAXPROCS.DefaultWouldBe {
+		return nil // rounding up makes it the same
+	}
+	l, leaf := s.Cgroup.Levels[i], s.Cgroup.Levels[0]
+	leafWords := "has no limit"
+	if leaf.LimitCPUs > 0 {
+		leafWords = "allows " + cpuCount(leaf.LimitCPUs)
+	}
+	f := newFinding("SD405")
+	f.Message = fmt.Sprintf("parent cgroup %s limits CPUs to %s while the leaf %s %s: the Go runtime and automaxprocs read only the leaf, so the default is %d",
+		l.Dir, cpuCount(l.LimitCPUs), leaf.Dir, leafWords, s.GOMAXPROCS.DefaultWouldBe)
+	f.Locations = loc(l.QuotaFile, leaf.QuotaFile)
+	f.Evidence = []finding.Evidence{
+		{Label: "parent limit", Value: l.LimitCPUs, Unit: "CPUs"},
+		{Label: "default GOMAXPROCS from the leaf", Value: float64(s.GOMAXPROCS.DefaultWouldBe), Unit: "Ps"},
+		{Label: "levels above the leaf", Value: float64(i), Unit: ""},
+	}
+	if leaf.LimitCPUs > 0 {
+		f.Evidence = append(f.Evidence, finding.Evidence{Label: "leaf limit", Value: leaf.LimitCPUs, Unit: "CPUs"})
+	}
+	f.Fix = fmt.Sprintf("%s; or put the limit on the container itself (resources: {limits: {cpu: \"%s\"}})", setFix(tight), cpus(l.LimitCPUs))
+	return f
+}
+
+// SD406: CPU pressure.
+func pressure(s *Summary) *finding.Finding {
+	p := s.Cgroup.Pressure
+	if p == nil || p.Avg60 < pressureWarn {
+		return nil
+	}
+	f := newFinding("SD406")
+	scope := "a task of cgroup " + path.Dir(p.File)
+	if p.File == "/proc/pressure/cpu" {
+		scope = "a task on the host"
+	}
+	f.Message = fmt.Sprintf("%.1f%% of the last minute %s waited for a CPU (cpu.pressure some avg60): run-queue delay outside Go's scheduler",
+		p.Avg60, scope)
+	f.Locations = loc(p.File)
+	f.Evidence = []finding.Evidence{
+		{Label: "some avg10", Value: p.Avg10, Unit: "%"},
+		{Label: "some avg60", Value: p.Avg60, Unit: "%"},
+		{Label: "some avg300", Value: p.Avg300, Unit: "%"},
+		{Label: "stall total", Value: math.Round(float64(p.TotalUS)/1e3) / 1e3, Unit: "s"},
+	}
+	f.Fix = "give the workload more CPU (a higher limit or request), move what shares its CPUs elsewhere, or lower GOMAXPROCS if the process itself oversubscribes them"
+	return f
+}
+
+// SD407: a memory limit and no GOMEMLIMIT.
+func noMemLimit(s *Summary) *finding.Finding {
+	m := s.Memory
+	if m == nil || !isGo(s) || !s.Env.Read || s.Env.GOMEMLIMIT != nil {
+		return nil
+	}
+	target := uint64(float64(m.LimitBytes) * memLimitShare)
+	mib := target >> 20
+	f := newFinding("SD407")
+	f.Message = fmt.Sprintf("memory limit %s with no GOMEMLIMIT: the GC paces by GOGC alone, so a heap that grows toward the limit is OOM-killed instead of collected harder",
+		bytesWords(m.LimitBytes))
+	f.Locations = loc(m.File, s.Env.File)
+	f.Evidence = []finding.Evidence{
+		{Label: "memory limit", Value: float64(m.LimitBytes >> 20), Unit: "MiB"},
+		{Label: "suggested GOMEMLIMIT (90%)", Value: float64(mib), Unit: "MiB"},
+	}
+	f.Fix = fmt.Sprintf("set GOMEMLIMIT=%dMiB (about 90%% of the limit)", mib)
+	if b := s.Binary; b != nil && b.IsGo && b.Minor > 0 && b.Minor < 19 {
+		f.Fix += "; GOMEMLIMIT needs Go 1.19 or later: rebuild with a current Go"
+	}
+	return f
+}
+
+func bytesWords(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// SD408: an old runtime.
+func oldRuntime(s *Summary) *finding.Finding {
+	b := s.Binary
+	if b == nil || !b.IsGo || b.Minor == 0 || b.Minor >= 25 {
+		return nil
+	}
+	var missing []string
+	if b.Minor < 14 {
+		missing = append(missing, "asynchronous preemption (1.14)", "per-P timers (1.14)")
+	}
+	if b.Minor < 23 {
+		missing = append(missing, "collected unstopped timers and unbuffered timer channels (1.23)")
+	}
+	missing = append(missing, "container-aware GOMAXPROCS (1.25)")
+	f := newFinding("SD408")
+	f.Message = fmt.Sprintf("the binary was built with %s, which lacks %s", b.GoVersion, strings.Join(missing, ", "))
+	f.Locations = loc(b.Path)
+	f.Evidence = []finding.Evidence{{Label: "toolchain Go minor version", Value: float64(b.Minor)}}
+	f.Fix = "rebuild with a current Go release (1.25 or later), with go ≥ 1.25 in go.mod"
+	return f
+}

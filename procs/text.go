@@ -1,0 +1,155 @@
+package procs
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the summary as the table the text report starts with:
+// what was inspected, the CPU sets, the cgroup chain leaf first, memory, the
+// binary, the environment, then GOMAXPROCS (live or computed, said which)
+// against the CPUs available.
+func (s *Summary) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(key, format string, args ...any) {
+		fmt.Fprintf(tw, "%s\t%s\n", key, fmt.Sprintf(format, args...))
+	}
+
+	target := "the current process's context"
+	if s.Target.PID != 0 {
+		target = fmt.Sprintf("pid %d", s.Target.PID)
+		if s.Target.Name != "" {
+			target += " (" + s.Target.Name + ")"
+		}
+	}
+	if s.Target.Sysroot != "/" {
+		target += ", sysroot " + s.Target.Sysroot
+	}
+	row("target", "%s", target)
+
+	c := s.CPUs
+	var sets []string
+	if c.Affinity > 0 {
+		sets = append(sets, fmt.Sprintf("affinity %d (%s, %s)", c.Affinity, c.AffinityList, c.AffinitySource))
+	}
+	if c.Cpuset > 0 {
+		sets = append(sets, fmt.Sprintf("cpuset %d (%s)", c.Cpuset, c.CpusetList))
+	}
+	if c.Online > 0 {
+		sets = append(sets, fmt.Sprintf("online %d (%s)", c.Online, c.OnlineList))
+	}
+	row("CPUs", "%s", orNone(strings.Join(sets, "; ")))
+
+	cg := s.Cgroup
+	if cg.Leaf != "" {
+		row("cgroup", "%s, leaf %s", cg.Version, cg.Leaf)
+	} else {
+		row("cgroup", "%s", cg.Version)
+	}
+	for i, l := range cg.Levels {
+		key := ""
+		if i == 0 {
+			key = "  cpu limit"
+		}
+		row(key, "%s", levelWords(l))
+	}
+	if p := cg.Pressure; p != nil {
+		row("  pressure", "some avg10 %.2f%% avg60 %.2f%% avg300 %.2f%% (%s)", p.Avg10, p.Avg60, p.Avg300, p.File)
+	}
+	if m := s.Memory; m != nil {
+		row("memory", "limit %s (%s)", bytesWords(m.LimitBytes), m.File)
+	} else {
+		row("memory", "no limit")
+	}
+	row("binary", "%s", binaryWords(s.Binary))
+	row("environment", "%s", envWords(s.Env))
+
+	g := s.GOMAXPROCS
+	switch {
+	case g.Value == 0:
+		row("GOMAXPROCS", "does not apply: %s", g.Reason)
+	case g.Origin == "live":
+		row("GOMAXPROCS", "%d, read from the live process (%s)", g.Value, g.Reason)
+		if g.Computed != g.Value {
+			row("", "computed from the rules: %d", g.Computed)
+		}
+	default:
+		row("GOMAXPROCS", "%d, computed: %s", g.Value, g.Reason)
+		if g.LiveError != "" {
+			row("", "(live value not readable: %s)", g.LiveError)
+		}
+	}
+	row("available", "%s (%s) -> recommended GOMAXPROCS %d; the Go 1.25+ default here is %d",
+		cpuCount(c.Available), c.AvailableFrom, g.Recommended, g.DefaultWouldBe)
+	for i, wmsg := range s.Warnings {
+		key := ""
+		if i == 0 {
+			key = "warnings"
+		}
+		row(key, "%s", wmsg)
+	}
+	return tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func levelWords(l Level) string {
+	var b strings.Builder
+	switch {
+	case l.Quota == nil && l.QuotaFile != "":
+		fmt.Fprintf(&b, "unreadable  %s (see warnings)", l.QuotaFile)
+	case l.Quota == nil:
+		fmt.Fprintf(&b, "no quota file  %s", l.Dir)
+	case l.Quota.Limited:
+		fmt.Fprintf(&b, "%s (%d/%d us)  %s", cpuCount(l.LimitCPUs), l.Quota.QuotaUS, l.Quota.PeriodUS, l.QuotaFile)
+	default:
+		fmt.Fprintf(&b, "no limit  %s", l.QuotaFile)
+	}
+	if t := l.Throttling; t != nil && t.Periods > 0 {
+		fmt.Fprintf(&b, "; throttled %d of %d periods (%.1f%%), %.1f s",
+			t.Throttled, t.Periods, float64(t.Throttled)/float64(t.Periods)*100, t.ThrottledSeconds)
+	}
+	return b.String()
+}
+
+func binaryWords(b *Binary) string {
+	switch {
+	case b == nil:
+		return "none given (figures for a Go program started in this context)"
+	case !b.IsGo:
+		return b.Path + ": " + b.Error
+	}
+	parts := []string{b.GoVersion, "go line " + b.GoLine.String() + " (inferred from DefaultGODEBUG)"}
+	if b.ContainerMaxProcs != "" {
+		parts = append(parts, "containermaxprocs="+b.ContainerMaxProcs, "updatemaxprocs="+b.UpdateMaxProcs)
+	}
+	if b.Automaxprocs != "" {
+		parts = append(parts, "links go.uber.org/automaxprocs "+b.Automaxprocs)
+	}
+	return b.Path + ": " + strings.Join(parts, ", ")
+}
+
+func envWords(e Env) string {
+	if !e.Read {
+		return "unknown (" + e.File + " unreadable)"
+	}
+	var parts []string
+	for _, kv := range []struct {
+		k string
+		v *string
+	}{{"GOMAXPROCS", e.GOMAXPROCS}, {"GODEBUG", e.GODEBUG}, {"GOMEMLIMIT", e.GOMEMLIMIT}} {
+		if kv.v == nil {
+			parts = append(parts, kv.k+" unset")
+		} else {
+			parts = append(parts, kv.k+"="+*kv.v)
+		}
+	}
+	return strings.Join(parts, ", ") + " (" + e.File + ")"
+}

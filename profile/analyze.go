@@ -1,0 +1,383 @@
+package profile
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/profile/classify"
+)
+
+// Options tune Analyze. The zero value uses DefaultThresholds.
+type Options struct {
+	// Thresholds replaces DefaultThresholds when non-nil.
+	Thresholds *Thresholds
+	// Top is how many user lines to keep per cause; 0 means 5.
+	Top int
+}
+
+// Result is what Analyze found: the findings and the cause table.
+type Result struct {
+	Findings []finding.Finding
+	Summary  *Summary
+
+	merged  *profile.Profile
+	classes []classify.Class
+}
+
+// Summary is the cause table of the analysed profiles. It is the JSON
+// "summary" of `schedoctor profile -json` and prints itself as text.
+type Summary struct {
+	Profiles        int     `json:"profiles"`
+	DurationSeconds float64 `json:"duration_seconds"` // summed over the profiles
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	Cores           float64 `json:"cores"` // CPUSeconds / DurationSeconds
+	Samples         int64   `json:"samples"`
+	Causes          []Cause `json:"causes"` // by CPU, largest first; causes with no samples left out
+}
+
+// Cause is one row of the cause table.
+type Cause struct {
+	Cause      classify.Cause `json:"cause"`
+	Share      float64        `json:"share"` // % of the profile's CPU time
+	Cores      float64        `json:"cores"`
+	CPUSeconds float64        `json:"cpu_seconds"`
+	Samples    int64          `json:"samples"`
+	// CutShare is the % of this cause's CPU whose stacks carry no user frame
+	// (scheduler work on g0 after mcall, background GC workers).
+	CutShare float64 `json:"cut_share"`
+	// Chain is the decisive caller chain of the heaviest stack, leaf first,
+	// and ChainShare that stack's % of the cause's CPU.
+	Chain      string  `json:"chain"`
+	ChainShare float64 `json:"chain_share"`
+	// Rules breaks the cause down by the classifier rule that matched.
+	Rules []RuleShare `json:"rules,omitempty"`
+	// Lines are the user lines whose stacks lead to the cause, with their
+	// share of the cause's CPU.
+	Lines []UserLine `json:"lines,omitempty"`
+	// Callers are, when much of the cause is cut from user stacks, the user
+	// lines that call what makes that work (time.Sleep, go statements,
+	// channel operations), with their share of those calls' CPU.
+	Callers []UserLine `json:"callers,omitempty"`
+}
+
+// RuleShare is the part of a cause one classifier rule matched.
+type RuleShare struct {
+	Rule  string  `json:"rule"`
+	Share float64 `json:"share"` // % of the profile's CPU time
+}
+
+// UserLine is a user frame with its weight.
+type UserLine struct {
+	Function string  `json:"function"`
+	File     string  `json:"file"`
+	Line     int     `json:"line"`
+	Share    float64 `json:"share"` // %
+}
+
+func (u UserLine) location() finding.Location {
+	return finding.Location{File: u.File, Line: u.Line, Function: u.Function}
+}
+
+// ErrNoRuntime is wrapped when a profile holds no Go runtime frame at all:
+// it is not a Go program's profile, or it was not symbolized.
+var ErrNoRuntime = errors.New("no Go runtime frames")
+
+// Analyze merges the profiles (their durations add up: cores are CPU time
+// over the summed duration, the average over the profiles), classifies
+// every sample and derives the findings.
+func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
+	if len(profiles) == 0 {
+		return nil, errors.New("no profiles to analyse")
+	}
+	for i, p := range profiles {
+		if p == nil {
+			return nil, fmt.Errorf("profile %d is nil", i+1)
+		}
+		if err := checkValid(p); err != nil {
+			return nil, fmt.Errorf("profile %d: %w", i+1, err)
+		}
+		if err := checkCPU(p); err != nil {
+			return nil, fmt.Errorf("profile %d: %w", i+1, err)
+		}
+	}
+	merged := profiles[0]
+	if len(profiles) > 1 {
+		var err error
+		if merged, err = profile.Merge(profiles); err != nil {
+			return nil, fmt.Errorf("merging the profiles: %w", err)
+		}
+	}
+	th := DefaultThresholds
+	if opt.Thresholds != nil {
+		th = *opt.Thresholds
+	}
+	if opt.Top <= 0 {
+		opt.Top = 5
+	}
+	c := classify.New()
+	classes := c.Classify(merged)
+	a := &analysis{p: merged, c: c, classes: classes, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	if err := a.tally(len(profiles)); err != nil {
+		return nil, err
+	}
+	// Preemption must be sustained: with several profiles, each must show it.
+	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
+	a.findings()
+	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: classes}, nil
+}
+
+// perProfileShare is the smallest share of cause over the profiles, when
+// there are several; -1 for one profile.
+func perProfileShare(profiles []*profile.Profile, cause classify.Cause) float64 {
+	if len(profiles) < 2 {
+		return -1
+	}
+	least := 100.0
+	c := classify.New()
+	for _, p := range profiles {
+		vi := cpuIndex(p)
+		var tot, in int64
+		for i, cl := range c.Classify(p) {
+			v := max(p.Sample[i].Value[vi], 0)
+			tot += v
+			if cl.Cause == cause {
+				in += v
+			}
+		}
+		if tot > 0 {
+			least = min(least, 100*float64(in)/float64(tot))
+		}
+	}
+	return least
+}
+
+type lineKey struct {
+	fn, file string
+	line     int64
+}
+
+// causeAcc accumulates one cause.
+type causeAcc struct {
+	value, count, cut int64
+	rules             map[int]int64
+	lines             map[lineKey]int64
+	callers           map[lineKey]int64
+	callersTotal      int64
+	heaviest          int // sample index of the heaviest sample
+}
+
+type analysis struct {
+	p       *profile.Profile
+	c       *classify.Classifier
+	classes []classify.Class
+	th      Thresholds
+	top     int
+	vi      int // index of the CPU value
+
+	total, count      int64
+	durNanos          int64
+	acc               map[classify.Cause]*causeAcc
+	sum               *Summary
+	out               []finding.Finding
+	perProfilePreempt float64
+}
+
+// value is the sample's CPU time in nanoseconds.
+func (a *analysis) value(s *profile.Sample) int64 {
+	v := max(s.Value[a.vi], 0) // a negative CPU time is nonsense: count it as none
+	if st := a.p.SampleType[a.vi]; st.Type == "samples" {
+		v *= max(a.p.Period, 1)
+	}
+	return v
+}
+
+// count is the sample's number of samples (the samples/count value when
+// the profile has one, else 1).
+func (a *analysis) countOf(s *profile.Sample, ci int) int64 {
+	if ci >= 0 {
+		return max(s.Value[ci], 0)
+	}
+	return 1
+}
+
+func (a *analysis) tally(nprof int) error {
+	ci := -1
+	for i, st := range a.p.SampleType {
+		if st.Type == "samples" && st.Unit == "count" {
+			ci = i
+		}
+	}
+	a.acc = map[classify.Cause]*causeAcc{}
+	sawRuntime := false
+	for i, s := range a.p.Sample {
+		cl := a.classes[i]
+		v := a.value(s)
+		n := a.countOf(s, ci)
+		a.total += v
+		a.count += n
+		ac := a.acc[cl.Cause]
+		if ac == nil {
+			ac = &causeAcc{rules: map[int]int64{}, lines: map[lineKey]int64{}, callers: map[lineKey]int64{}, heaviest: i}
+			a.acc[cl.Cause] = ac
+		}
+		ac.value += v
+		ac.count += n
+		if cl.Rule >= 0 {
+			ac.rules[cl.Rule] += v
+		}
+		if v > a.value(a.p.Sample[ac.heaviest]) {
+			ac.heaviest = i
+		}
+		if cl.HasUser() {
+			ac.lines[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
+		} else {
+			ac.cut += v
+		}
+		if cl.Cause != classify.User || cl.Rule >= 0 {
+			sawRuntime = true
+		}
+	}
+	if a.total <= 0 {
+		return errors.New("the profile's samples are all zero: no CPU time to classify")
+	}
+	if !sawRuntime && !hasRuntimeFrame(a.p) {
+		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
+	}
+	// Hint attribution, for causes whose stacks are largely cut.
+	for i, s := range a.p.Sample {
+		cl := a.classes[i]
+		if !cl.HasUser() {
+			continue
+		}
+		for _, cause := range a.c.HintCauses(cl) {
+			if ac := a.acc[cause]; ac != nil {
+				v := a.value(s)
+				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
+				ac.callersTotal += v
+			}
+		}
+	}
+	a.durNanos = a.p.DurationNanos
+	if a.durNanos <= 0 {
+		// A profile without a duration: assume the samples span one
+		// core-second per second of CPU, so cores read as 1.
+		a.durNanos = a.total
+	}
+	a.sum = &Summary{
+		Profiles:        nprof,
+		DurationSeconds: float64(a.durNanos) / 1e9,
+		CPUSeconds:      float64(a.total) / 1e9,
+		Cores:           float64(a.total) / float64(a.durNanos),
+		Samples:         a.count,
+	}
+	for _, cause := range classify.Causes {
+		ac := a.acc[cause]
+		if ac == nil {
+			continue
+		}
+		row := Cause{
+			Cause:      cause,
+			Share:      a.share(ac.value),
+			Cores:      float64(ac.value) / float64(a.durNanos),
+			CPUSeconds: float64(ac.value) / 1e9,
+			Samples:    ac.count,
+			CutShare:   pct(ac.cut, ac.value),
+			Chain:      a.c.Chain(a.p.Sample[ac.heaviest], a.classes[ac.heaviest]),
+			ChainShare: pct(a.value(a.p.Sample[ac.heaviest]), ac.value),
+			Lines:      topLines(ac.lines, ac.value, a.top),
+		}
+		for ri, v := range ac.rules {
+			row.Rules = append(row.Rules, RuleShare{Rule: classify.Rules[ri].Name, Share: a.share(v)})
+		}
+		slices.SortFunc(row.Rules, func(x, y RuleShare) int {
+			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
+		})
+		if row.CutShare >= 50 {
+			row.Callers = topLines(ac.callers, ac.callersTotal, a.top)
+		}
+		a.sum.Causes = append(a.sum.Causes, row)
+	}
+	slices.SortStableFunc(a.sum.Causes, func(x, y Cause) int { return cmp.Compare(y.CPUSeconds, x.CPUSeconds) })
+	return nil
+}
+
+func hasRuntimeFrame(p *profile.Profile) bool {
+	for _, f := range p.Function {
+		if classify.Package(classify.Canonical(f.Name)) == "runtime" {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) share(v int64) float64 { return pct(v, a.total) }
+
+func pct(v, tot int64) float64 {
+	if tot <= 0 {
+		return 0
+	}
+	return 100 * float64(v) / float64(tot)
+}
+
+func topLines(m map[lineKey]int64, total int64, n int) []UserLine {
+	out := make([]UserLine, 0, len(m))
+	for k, v := range m {
+		out = append(out, UserLine{Function: k.fn, File: k.file, Line: int(k.line), Share: pct(v, total)})
+	}
+	slices.SortFunc(out, func(x, y UserLine) int {
+		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
+	})
+	return out[:min(n, len(out))]
+}
+
+// row returns the summary row of cause, zero when it has no samples.
+func (s *Summary) row(cause classify.Cause) Cause {
+	for _, c := range s.Causes {
+		if c.Cause == cause {
+			return c
+		}
+	}
+	return Cause{Cause: cause}
+}
+
+// Share returns the % of CPU time spent on cause.
+func (s *Summary) Share(cause classify.Cause) float64 { return s.row(cause).Share }
+
+// WriteText prints the cause table: share, cores and the top user line.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d profile(s), %.1fs, %.2fs CPU (%.2f cores), %d samples\n\n", s.Profiles, s.DurationSeconds,
+		s.CPUSeconds, s.Cores, s.Samples)
+	fmt.Fprintf(&b, "  %-13s %6s %6s  %s\n", "CAUSE", "SHARE", "CORES", "WHERE (user line, or caller when cut)")
+	for _, c := range s.Causes {
+		where := ""
+		switch {
+		case len(c.Lines) > 0 && c.CutShare < 50:
+			where = shortLine(c.Lines[0])
+		case len(c.Callers) > 0:
+			where = "cut; callers: " + shortLine(c.Callers[0])
+		default:
+			where = "no user frames"
+		}
+		fmt.Fprintf(&b, "  %-13s %5.1f%% %6.3f  %s\n", c.Cause, c.Share, c.Cores, where)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func shortLine(u UserLine) string {
+	file := u.File
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return fmt.Sprintf("%s:%d (%s) %.0f%%", file, u.Line, u.Function, u.Share)
+}

@@ -1,0 +1,122 @@
+package profile
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// benchSamples is the size of the benchmark profile.
+const benchSamples = 1_000_000
+
+var bigProfile struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// bigProfilePath writes, once per test binary, a CPU profile of
+// benchSamples samples built from the real lab profiles in testdata/lab:
+// their stacks are replicated and their values varied, so the classifier
+// sees real Go 1.26 stacks at a million-sample scale.
+func bigProfilePath(b *testing.B) string {
+	b.Helper()
+	bigProfile.once.Do(func() {
+		names, _ := filepath.Glob("testdata/lab/*.pb.gz")
+		var srcs []*profile.Profile
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				bigProfile.err = err
+				return
+			}
+			p, err := Read(n, bytes.NewReader(data))
+			if err != nil {
+				bigProfile.err = err
+				return
+			}
+			p.Comments = nil
+			srcs = append(srcs, p)
+		}
+		m, err := profile.Merge(srcs)
+		if err != nil {
+			bigProfile.err = err
+			return
+		}
+		base := m.Sample
+		m.Sample = make([]*profile.Sample, 0, benchSamples)
+		for i := range benchSamples {
+			s := base[i%len(base)]
+			n := int64(1 + i%7)
+			m.Sample = append(m.Sample, &profile.Sample{Location: s.Location, Value: []int64{n, n * m.Period}})
+		}
+		dir, err := os.MkdirTemp("", "schedoctor-bench")
+		if err != nil {
+			bigProfile.err = err
+			return
+		}
+		bigProfile.path = filepath.Join(dir, "big.pb.gz")
+		f, err := os.Create(bigProfile.path)
+		if err != nil {
+			bigProfile.err = err
+			return
+		}
+		if err := m.Write(f); err != nil {
+			bigProfile.err = err
+		}
+		f.Close()
+	})
+	if bigProfile.err != nil {
+		b.Fatal(bigProfile.err)
+	}
+	return bigProfile.path
+}
+
+// BenchmarkAnalyze1M reads, parses and classifies a 1,000,000-sample
+// profile and derives the findings: what `schedoctor profile FILE` does.
+func BenchmarkAnalyze1M(b *testing.B) {
+	path := bigProfilePath(b)
+	b.ResetTimer()
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := Read(path, f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Analyze([]*profile.Profile{p}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(benchSamples, "samples/op")
+}
+
+// BenchmarkPprofTop runs `go tool pprof -top` on the same file, the
+// baseline: pprof's binary is resolved once (go tool -n pprof) so that the
+// go command's start-up is not counted against it.
+func BenchmarkPprofTop(b *testing.B) {
+	path := bigProfilePath(b)
+	out, err := exec.Command("go", "tool", "-n", "pprof").Output()
+	if err != nil {
+		b.Skipf("no go tool pprof: %v", err)
+	}
+	pprofBin := strings.TrimSpace(string(out))
+	b.ResetTimer()
+	for b.Loop() {
+		cmd := exec.Command(pprofBin, "-top", path)
+		cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH=/nonexistent", "PPROF_TMPDIR="+b.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("pprof -top: %v\n%s", err, out)
+		}
+	}
+	b.ReportMetric(benchSamples, "samples/op")
+}

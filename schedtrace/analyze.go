@@ -1,0 +1,497 @@
+package schedtrace
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Thresholds of the rules. A schedtrace line is a snapshot read without
+// stopping the world, so every rule asks for its condition in a share of the
+// ticks, never in one. The catalog's Detection texts state the same values;
+// docs/schedtrace.md shows the lab runs they separate.
+const (
+	// SD302: at least one goroutine waiting per P, behind the one running.
+	backlogShare    = 0.5
+	backlogMinTicks = 3
+	// SD310: spinning threads with nothing queued.
+	spinShare    = 0.5
+	spinMinTicks = 5
+	// SD311: idle Ps beside queued goroutines. The runtime wakes a thread
+	// for queued work within microseconds, so a quarter of 10-1000ms
+	// snapshots showing both is far above chance.
+	idleQueuedShare    = 0.25
+	idleQueuedMinTicks = 3
+	// SD312: thread growth.
+	threadMinTicks    = 8
+	threadMinGrowth   = 10
+	threadGrowthRatio = 1.5
+	// SD313 and SD314: goroutine starts per second per P, from schedticks.
+	// Preemption alone gives about 100/s (10ms slices); the healthy lab
+	// controls stay under 1,000; the lab's 5µs sleep-poller makes about
+	// 4,000 with idle Ps, and its Gosched spinner 2-4 million.
+	churnRate        = 1000
+	churnWarnRate    = 10_000 // each park/wake costs some µs: 10,000/s is several % of a CPU per P
+	churnIdleShare   = 0.5
+	stormRate        = 100_000
+	rateShare        = 0.5
+	rateMinIntervals = 3
+)
+
+// Analyze diagnoses the trace. When the input holds several processes'
+// snapshots (`go run` gives the go command's, the linker's and the
+// program's), it analyses the last one started and says so in the summary.
+func Analyze(t *Trace) ([]finding.Finding, *Summary) {
+	runs := splitRuns(t.Ticks)
+	run := pickRun(runs)
+	// The 0ms snapshot is taken as the runtime starts; it says nothing of
+	// the workload.
+	ticks := run
+	if len(ticks) > 1 && ticks[0].Ms == 0 {
+		ticks = ticks[1:]
+	}
+	a := &analysis{name: t.Name, ticks: ticks, interval: -1}
+	a.rates()
+	var fs []finding.Finding
+	for _, rule := range []func() (finding.Finding, bool){a.backlog, a.spinning, a.idleQueued, a.threadGrowth, a.churn, a.storm} {
+		if f, ok := rule(); ok {
+			fs = append(fs, f)
+		}
+	}
+	finding.Sort(fs)
+	s := summarize(t, ticks, a.rate)
+	s.Runs = len(runs)
+	if len(runs) > 1 {
+		s.Notes = append(s.Notes, fmt.Sprintf("the input holds %d processes' snapshots (go run prints the go command's "+
+			"too); analysed the last one started, lines %d-%d; run the built binary directly",
+			len(runs), run[0].Line, run[len(run)-1].Line))
+	}
+	return fs, s
+}
+
+// pickRun chooses the process to analyse: the last one started that has at
+// least minRunTicks snapshots (under go run, the program starts after the
+// go command and the linker), else the one with the most.
+func pickRun(runs [][]Tick) []Tick {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if len(runs[i]) >= minRunTicks {
+			return runs[i]
+		}
+	}
+	run := runs[0]
+	for _, r := range runs[1:] {
+		if len(r) > len(run) {
+			run = r
+		}
+	}
+	return run
+}
+
+const minRunTicks = 3
+
+// maxQuiet is how many other processes' snapshots may come between two of
+// one process before it is taken to have exited; it also bounds the work
+// per snapshot when an input holds thousands of restarts.
+const maxQuiet = 64
+
+// splitRuns separates the output of several processes: `go run` prints the
+// go command's snapshots, the compiler's, the linker's and the program's,
+// interleaved, each timed from its own start. A 0ms snapshot starts a
+// process (the runtime's first is always 0ms). Any other joins the process
+// whose last snapshot is about one period earlier (the period being the
+// smallest time of a second snapshot); among near ties, the process that
+// printed most recently, since a process that stopped printing has exited.
+// A single process's ticks always stay together. It returns at least one run.
+func splitRuns(ticks []Tick) [][]Tick {
+	backwards := false
+	for i := 1; i < len(ticks); i++ {
+		if ticks[i].Ms < ticks[i-1].Ms {
+			backwards = true
+			break
+		}
+	}
+	if !backwards {
+		return [][]Tick{ticks}
+	}
+	period := int64(0)
+	for i := range ticks {
+		if ms := ticks[i].Ms; ms > 0 && (period == 0 || ms < period) {
+			period = ms
+		}
+	}
+	var runs [][]Tick
+	lastAppend := []int{} // index in ticks of each run's last snapshot
+	var live []int        // runs that printed within the last maxQuiet ticks
+	for ti, tk := range ticks {
+		live = slices.DeleteFunc(live, func(i int) bool { return ti-lastAppend[i] > maxQuiet })
+		best := -1
+		if tk.Ms > 0 {
+			bestScore := int64(-1)
+			for _, i := range live {
+				r := runs[i]
+				gap := tk.Ms - r[len(r)-1].Ms
+				if gap <= 0 {
+					continue
+				}
+				score := gap - period
+				if score < 0 {
+					score = -score
+				}
+				switch {
+				case best < 0 || score < bestScore-period/10:
+					best, bestScore = i, score
+				case score <= bestScore+period/10 && lastAppend[i] > lastAppend[best]:
+					best, bestScore = i, min(score, bestScore)
+				}
+			}
+		}
+		if best < 0 {
+			runs = append(runs, nil)
+			lastAppend = append(lastAppend, 0)
+			best = len(runs) - 1
+			live = append(live, best)
+		}
+		runs[best] = append(runs[best], tk)
+		lastAppend[best] = ti
+	}
+	return runs
+}
+
+type analysis struct {
+	name  string
+	ticks []Tick
+	// rate[i] is the goroutine starts per second per P between ticks[i-1]
+	// and ticks[i]; -1 where unknown (no schedticks, P count changed).
+	rate     []float64
+	interval int64 // median ms between ticks; -1 until computed
+}
+
+func (a *analysis) rates() {
+	a.rate = make([]float64, len(a.ticks))
+	for i := range a.ticks {
+		a.rate[i] = -1
+		if i == 0 {
+			continue
+		}
+		prev, cur := &a.ticks[i-1], &a.ticks[i]
+		dt := cur.Ms - prev.Ms
+		if dt <= 0 || prev.SchedTicks == nil || len(prev.SchedTicks) != len(cur.SchedTicks) {
+			continue
+		}
+		var sum float64
+		ok := true
+		for p := range cur.SchedTicks {
+			d := cur.SchedTicks[p] - prev.SchedTicks[p] // uint32: a wrap-around is still the right difference
+			if d > 1<<31 {
+				ok = false // went backwards: the P was reset
+				break
+			}
+			sum += float64(d)
+		}
+		if ok {
+			a.rate[i] = sum / float64(len(cur.SchedTicks)) / (float64(dt) / 1000)
+		}
+	}
+}
+
+// loc is where a finding points: the input and the first offending line.
+func (a *analysis) loc(line int) []finding.Location {
+	return []finding.Location{{File: a.name, Line: line}}
+}
+
+func (a *analysis) finding(rule string, line int, msg string, ev []finding.Evidence) finding.Finding {
+	r := finding.MustLookup(rule)
+	return finding.Finding{Rule: rule, Severity: r.Severity, Message: msg, Locations: a.loc(line), Evidence: ev, Fix: fixes[rule]}
+}
+
+// fixes are the concrete changes, shorter than the catalog's Fix texts.
+var fixes = map[string]string{
+	"SD302": "give the process more CPU or less work per request, bound CPU-bound fan-out with a worker pool of " +
+		"GOMAXPROCS goroutines, and check that GOMAXPROCS is not below the CPUs available (schedoctor procs)",
+	"SD310": "hand work over in batches rather than waking a goroutine per item, block instead of sleep-polling, " +
+		"and profile the process (schedoctor profile: SD201, SD202) to see what the spinning costs",
+	"SD311": "check CPU quota and throttling with schedoctor procs (SD401, SD404) and set GOMAXPROCS to the CPUs " +
+		"the process really gets",
+	"SD312": "bound the goroutines that make blocking syscalls or cgo calls with a semaphore or a worker pool, and " +
+		"pair runtime.LockOSThread with UnlockOSThread",
+	"SD313": "block on the event instead of sleeping in a loop (SD102) and hand work to a few long-lived " +
+		"goroutines in batches instead of one goroutine per tiny task",
+	"SD314": "replace the runtime.Gosched or polling loop by blocking on a channel, sync.Cond or WaitGroup " +
+		"(SD106); schedoctor trace names the goroutine (SD308)",
+}
+
+// durationMs estimates the time covered by n ticks: n times the median
+// interval.
+func (a *analysis) durationMs(n int) float64 {
+	if a.interval < 0 {
+		a.interval = medianInterval(a.ticks)
+	}
+	return float64(n) * float64(a.interval)
+}
+
+func (a *analysis) backlog() (finding.Finding, bool) {
+	var hit []int
+	var queued []int
+	total := 0
+	procs := 0
+	for i := range a.ticks {
+		tk := &a.ticks[i]
+		q, ok := tk.Queued()
+		if !ok {
+			continue
+		}
+		total++
+		if q >= tk.GOMAXPROCS {
+			hit = append(hit, i)
+			queued = append(queued, q)
+			procs = max(procs, tk.GOMAXPROCS)
+		}
+	}
+	if len(hit) < backlogMinTicks || float64(len(hit)) < backlogShare*float64(total) {
+		return finding.Finding{}, false
+	}
+	mx, med := slices.Max(queued), median(queued)
+	share := pct(len(hit), total)
+	why := fmt.Sprintf("because more goroutines were ready than the %d Ps could run", procs)
+	from, fromTotal := map[string]int{}, 0
+	for _, i := range hit {
+		if d := a.ticks[i].Detail; d != nil {
+			for k, v := range d.Gs.RunnableFrom {
+				from[k] += v
+				fromTotal += v
+			}
+		}
+	}
+	top, topN := "", 0
+	for k, v := range from {
+		if v > topN || (v == topN && k < top) {
+			top, topN = k, v
+		}
+	}
+	lockWaiters := false
+	if fromTotal > 0 && 2*topN > fromTotal {
+		why = fmt.Sprintf("because more goroutines were ready than the %d Ps could run, most of them woken from %s", procs, top)
+		lockWaiters = strings.HasPrefix(top, "sync.") || top == "semacquire"
+	}
+	msg := fmt.Sprintf("%d runnable goroutines waited in run queues at peak (median %d, %.1f per P) in %d of %d ticks %s",
+		mx, med, float64(med)/float64(procs), len(hit), total, why)
+	ev := []finding.Evidence{
+		{Label: "ticks with at least one queued goroutine per P", Value: float64(len(hit)), Unit: "ticks"},
+		{Label: "share of ticks", Value: share, Unit: "%"},
+		{Label: "queued goroutines at peak (global + per-P queues)", Value: float64(mx), Unit: "goroutines"},
+		{Label: "queued goroutines, median over those ticks", Value: float64(med), Unit: "goroutines"},
+		{Label: "gomaxprocs", Value: float64(procs), Unit: "Ps"},
+		{Label: "time covered by those ticks", Value: a.durationMs(len(hit)), Unit: "ms"},
+	}
+	if topN > 0 {
+		ev = append(ev, finding.Evidence{Label: "runnable goroutines woken from " + top + " (scheddetail), summed over those ticks", Value: float64(topN), Unit: "goroutines"},
+			finding.Evidence{Label: "runnable goroutines with a wait reason (scheddetail), summed over those ticks", Value: float64(fromTotal), Unit: "goroutines"})
+	}
+	f := a.finding("SD302", a.ticks[hit[0]].Line, msg, ev)
+	if lockWaiters {
+		f.Fix = "the queue is mostly goroutines woken from " + top + ": shorten or shard the critical section, or " +
+			"give each worker its own state and merge at the end (SD206, SD309); more CPU would not help"
+	}
+	return f, true
+}
+
+func (a *analysis) spinning() (finding.Finding, bool) {
+	var hit, spin []int
+	total := 0
+	for i := range a.ticks {
+		tk := &a.ticks[i]
+		q, ok := tk.Queued()
+		if !ok || tk.Spinning == Absent {
+			continue
+		}
+		total++
+		if tk.Spinning > 0 && q == 0 {
+			hit = append(hit, i)
+			spin = append(spin, tk.Spinning)
+		}
+	}
+	if len(hit) < spinMinTicks || float64(len(hit)) < spinShare*float64(total) {
+		return finding.Finding{}, false
+	}
+	msg := fmt.Sprintf("%d of %d ticks show threads spinning for work (up to %d) with every run queue empty "+
+		"because woken threads find nothing left to run", len(hit), total, slices.Max(spin))
+	return a.finding("SD310", a.ticks[hit[0]].Line, msg, []finding.Evidence{
+		{Label: "ticks with spinning threads and nothing queued", Value: float64(len(hit)), Unit: "ticks"},
+		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
+		{Label: "spinning threads at peak", Value: float64(slices.Max(spin)), Unit: "threads"},
+		{Label: "time covered by those ticks", Value: a.durationMs(len(hit)), Unit: "ms"},
+	}), true
+}
+
+func (a *analysis) idleQueued() (finding.Finding, bool) {
+	var hit, idle, queued []int
+	for i := range a.ticks {
+		tk := &a.ticks[i]
+		q, _ := tk.Queued() // a cut per-P list still has the global queue
+		if tk.IdleProcs > 0 && q > 0 {
+			hit = append(hit, i)
+			idle = append(idle, tk.IdleProcs)
+			queued = append(queued, q)
+		}
+	}
+	total := len(a.ticks)
+	if len(hit) < idleQueuedMinTicks || float64(len(hit)) < idleQueuedShare*float64(total) {
+		return finding.Finding{}, false
+	}
+	msg := fmt.Sprintf("%d of %d ticks show idle Ps (median %d) while up to %d goroutines wait in run queues "+
+		"because the threads that should run them are not getting the CPU", len(hit), total, median(idle), slices.Max(queued))
+	return a.finding("SD311", a.ticks[hit[0]].Line, msg, []finding.Evidence{
+		{Label: "ticks with idle Ps and queued goroutines", Value: float64(len(hit)), Unit: "ticks"},
+		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
+		{Label: "idle Ps, median over those ticks", Value: float64(median(idle)), Unit: "Ps"},
+		{Label: "queued goroutines at peak in those ticks", Value: float64(slices.Max(queued)), Unit: "goroutines"},
+		{Label: "time covered by those ticks", Value: a.durationMs(len(hit)), Unit: "ms"},
+	}), true
+}
+
+func (a *analysis) threadGrowth() (finding.Finding, bool) {
+	n := len(a.ticks)
+	if n < threadMinTicks {
+		return finding.Finding{}, false
+	}
+	q := n / 4
+	maxOf := func(ts []Tick) int {
+		m := 0
+		for i := range ts {
+			m = max(m, ts[i].Threads)
+		}
+		return m
+	}
+	first := maxOf(a.ticks[:q])
+	third, fourth := maxOf(a.ticks[2*q:n-q]), maxOf(a.ticks[n-q:])
+	last := a.ticks[n-1]
+	growth := last.Threads - first
+	if growth < max(threadMinGrowth, last.GOMAXPROCS) || float64(last.Threads) < threadGrowthRatio*float64(first) || fourth <= third {
+		return finding.Finding{}, false
+	}
+	// Where the climb starts: the first tick above the first quarter's maximum.
+	start := q
+	for start < n-1 && a.ticks[start].Threads <= first {
+		start++
+	}
+	secs := float64(last.Ms-a.ticks[start-1].Ms) / 1000
+	perSec := float64(growth) / max(secs, 0.001)
+	msg := fmt.Sprintf("%d OS threads at the end, up from %d (%.1f more per second) and still rising, because "+
+		"goroutines block in syscalls or cgo calls, or lock threads, faster than threads are freed", last.Threads, first, perSec)
+	ev := []finding.Evidence{
+		{Label: "threads at the first quarter's peak", Value: float64(first), Unit: "threads"},
+		{Label: "threads at the last tick", Value: float64(last.Threads), Unit: "threads"},
+		{Label: "growth rate", Value: round1(perSec), Unit: "threads/s"},
+		{Label: "gomaxprocs", Value: float64(last.GOMAXPROCS), Unit: "Ps"},
+	}
+	if last.IdleThreads != Absent {
+		ev = append(ev, finding.Evidence{Label: "idle threads at the last tick", Value: float64(last.IdleThreads), Unit: "threads"})
+	}
+	return a.finding("SD312", a.ticks[start].Line, msg, ev), true
+}
+
+// rateHits returns the intervals (by index of their ending tick) that
+// match, and how many intervals had a rate at all.
+func (a *analysis) rateHits(match func(rate, idleShare float64) bool) (hit []int, total int) {
+	for i, r := range a.rate {
+		if r < 0 {
+			continue
+		}
+		total++
+		tk := &a.ticks[i]
+		if match(r, float64(tk.IdleProcs)/float64(tk.GOMAXPROCS)) {
+			hit = append(hit, i)
+		}
+	}
+	return hit, total
+}
+
+func (a *analysis) rateEvidence(hit []int, total int) (med float64, ev []finding.Evidence) {
+	rs := make([]float64, len(hit))
+	idle := make([]float64, len(hit))
+	for j, i := range hit {
+		rs[j] = a.rate[i]
+		idle[j] = 100 * float64(a.ticks[i].IdleProcs) / float64(a.ticks[i].GOMAXPROCS)
+	}
+	med = median(rs)
+	return med, []finding.Evidence{
+		{Label: "goroutine starts per second per P, median over those intervals", Value: round1(med), Unit: "starts/s"},
+		{Label: "goroutine starts per second per P, peak", Value: round1(slices.Max(rs)), Unit: "starts/s"},
+		{Label: "idle Ps, mean share over those intervals", Value: round1(meanF(idle)), Unit: "%"},
+		{Label: "intervals", Value: float64(len(hit)), Unit: "intervals"},
+		{Label: "share of intervals", Value: pct(len(hit), total), Unit: "%"},
+		{Label: "time covered by those intervals", Value: a.durationMs(len(hit)), Unit: "ms"},
+	}
+}
+
+func (a *analysis) churn() (finding.Finding, bool) {
+	hit, total := a.rateHits(func(r, idle float64) bool { return r >= churnRate && idle >= churnIdleShare })
+	if len(hit) < rateMinIntervals || float64(len(hit)) < rateShare*float64(total) {
+		return finding.Finding{}, false
+	}
+	med, ev := a.rateEvidence(hit, total)
+	msg := fmt.Sprintf("%.0f goroutine starts per second per P while most Ps are idle, in %d of %d intervals, because "+
+		"goroutines run for microseconds and their threads park and are woken around them", med, len(hit), total)
+	f := a.finding("SD313", a.ticks[hit[0]].Line, msg, ev)
+	if med >= churnWarnRate {
+		f.Severity = finding.Warning
+	}
+	return f, true
+}
+
+func (a *analysis) storm() (finding.Finding, bool) {
+	hit, total := a.rateHits(func(r, idle float64) bool { return r >= stormRate && idle < churnIdleShare })
+	if len(hit) < rateMinIntervals || float64(len(hit)) < rateShare*float64(total) {
+		return finding.Finding{}, false
+	}
+	med, ev := a.rateEvidence(hit, total)
+	msg := fmt.Sprintf("%.0f goroutine starts per second per busy P in %d of %d intervals because goroutines give "+
+		"the P back and are run again at once (a yield or spin loop)", med, len(hit), total)
+	return a.finding("SD314", a.ticks[hit[0]].Line, msg, ev), true
+}
+
+func pct(n, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return round1(100 * float64(n) / float64(total))
+}
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+
+// median is the upper median of xs, 0 when empty.
+func median[T cmp.Ordered](xs []T) T {
+	var zero T
+	if len(xs) == 0 {
+		return zero
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func meanF(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// medianInterval is the median time between consecutive ticks, in ms.
+func medianInterval(ticks []Tick) int64 {
+	if len(ticks) < 2 {
+		return 0
+	}
+	ds := make([]int, 0, len(ticks)-1)
+	for i := 1; i < len(ticks); i++ {
+		ds = append(ds, int(ticks[i].Ms-ticks[i-1].Ms))
+	}
+	return int64(median(ds))
+}

@@ -1,0 +1,189 @@
+package schedtrace
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// ticks makes n ticks 100ms apart (the first at 0ms, which Analyze leaves
+// out) on 2 Ps, then lets f change tick i (from 1).
+func ticks(n int, f func(i int, tk *Tick)) *Trace {
+	tr := &Trace{Name: "gen.txt"}
+	for i := 0; i <= n; i++ {
+		tk := Tick{Line: i + 1, Ms: int64(i) * 100, GOMAXPROCS: 2, Threads: 5, Spinning: 0, NeedSpinning: 0, IdleThreads: 1,
+			LocalQueues: []int32{0, 0}, SchedTicks: []uint32{uint32(i) * 10, uint32(i) * 10}}
+		if i > 0 {
+			f(i, &tk)
+		}
+		tr.Ticks = append(tr.Ticks, tk)
+	}
+	return tr
+}
+
+func rules(fs []finding.Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.Rule+":"+f.Severity.String())
+	}
+	return strings.Join(ids, ",")
+}
+
+// TestThresholds puts each rule just at and just below its threshold.
+func TestThresholds(t *testing.T) {
+	rate := func(perSec uint32) func(i int, tk *Tick) {
+		return func(i int, tk *Tick) {
+			v := uint32(i) * perSec / 10
+			tk.SchedTicks = []uint32{v, v}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		tr   *Trace
+		want string
+	}{
+		{"backlog in half the ticks", ticks(10, func(i int, tk *Tick) {
+			if i%2 == 0 {
+				tk.RunQueue, tk.LocalQueues = 1, []int32{1, 0}
+			}
+		}), "SD302:warning"},
+		{"backlog in 4 of 10 ticks", ticks(10, func(i int, tk *Tick) {
+			if i%5 < 2 {
+				tk.RunQueue, tk.LocalQueues = 1, []int32{1, 0}
+			}
+		}), ""},
+		{"one queued per tick is below one per P", ticks(10, func(i int, tk *Tick) { tk.RunQueue = 1 }), ""},
+		{"backlog but only 2 ticks", ticks(2, func(i int, tk *Tick) { tk.RunQueue = 5 }), ""},
+		{"spinning, nothing queued, 5 of 10", ticks(10, func(i int, tk *Tick) {
+			if i%2 == 0 {
+				tk.Spinning = 1
+			}
+		}), "SD310:info"},
+		{"spinning with queued work is not SD310", ticks(10, func(i int, tk *Tick) { tk.Spinning, tk.RunQueue = 1, 1 }), ""},
+		{"spinning in 4 of 10", ticks(10, func(i int, tk *Tick) {
+			if i%5 < 2 {
+				tk.Spinning = 1
+			}
+		}), ""},
+		{"idle Ps with queued work, 3 of 12", ticks(12, func(i int, tk *Tick) {
+			if i%4 == 0 {
+				tk.IdleProcs, tk.RunQueue = 1, 1
+			}
+		}), "SD311:warning"},
+		{"idle Ps with queued work, 2 of 12", ticks(12, func(i int, tk *Tick) {
+			if i%6 == 0 {
+				tk.IdleProcs, tk.RunQueue = 1, 1
+			}
+		}), ""},
+		{"idle Ps and queued work never at once", ticks(12, func(i int, tk *Tick) {
+			if i%2 == 0 {
+				tk.IdleProcs = 1
+			} else {
+				tk.RunQueue = 1
+			}
+		}), ""},
+		{"threads climbing", ticks(12, func(i int, tk *Tick) { tk.Threads = 5 + 2*i }), "SD312:warning"},
+		{"threads climb then level off", ticks(12, func(i int, tk *Tick) { tk.Threads = 5 + 3*min(i, 7) }), ""},
+		{"threads climbing by 9", ticks(12, func(i int, tk *Tick) { tk.Threads = 5 + min(i, 9) }), ""},
+		{"churn at 1,000/s with idle Ps", ticks(10, func(i int, tk *Tick) { rate(1000)(i, tk); tk.IdleProcs = 1 }), "SD313:info"},
+		{"churn at 10,000/s with idle Ps", ticks(10, func(i int, tk *Tick) { rate(10000)(i, tk); tk.IdleProcs = 2 }), "SD313:warning"},
+		{"900/s with idle Ps", ticks(10, func(i int, tk *Tick) { rate(900)(i, tk); tk.IdleProcs = 1 }), ""},
+		{"5,000/s on busy Ps", ticks(10, func(i int, tk *Tick) { rate(5000)(i, tk) }), ""},
+		{"100,000/s on busy Ps", ticks(10, func(i int, tk *Tick) { rate(100000)(i, tk) }), "SD314:warning"},
+		{"90,000/s on busy Ps", ticks(10, func(i int, tk *Tick) { rate(90000)(i, tk) }), ""},
+		{"storm without schedticks", ticks(10, func(i int, tk *Tick) { tk.SchedTicks = nil }), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := Analyze(tc.tr)
+			if got := rules(fs); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			for _, f := range fs {
+				if len(f.Evidence) < 3 || f.Fix == "" || len(f.Locations) != 1 || f.Locations[0].File != "gen.txt" {
+					t.Errorf("%s: incomplete finding %+v", f.Rule, f)
+				}
+				if !strings.Contains(f.Message, " because ") || f.Message[0] < '0' || f.Message[0] > '9' {
+					t.Errorf("%s: message %q is not 'N because X'", f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestSchedTickWrap(t *testing.T) {
+	tr := ticks(5, func(i int, tk *Tick) {
+		v := uint32(1<<32-20000) + uint32(i)*15000 // wraps at tick 2
+		tk.SchedTicks = []uint32{v, v}
+	})
+	fs, s := Analyze(tr)
+	if rules(fs) != "SD314:warning" {
+		t.Errorf("rules %q, want SD314 at 150,000/s across the wrap", rules(fs))
+	}
+	for _, sr := range s.Series {
+		if sr.Name == "starts/s per P" && (sr.Min != 150000 || sr.Max != 150000) {
+			t.Errorf("rate series %+v", sr)
+		}
+	}
+}
+
+func TestSplitRuns(t *testing.T) {
+	mk := func(ms ...int64) []Tick {
+		var ts []Tick
+		for i, m := range ms {
+			ts = append(ts, Tick{Line: i + 1, Ms: m})
+		}
+		return ts
+	}
+	str := func(runs [][]Tick) string {
+		var parts []string
+		for _, r := range runs {
+			var ms []string
+			for _, tk := range r {
+				ms = append(ms, fmt.Sprint(tk.Ms))
+			}
+			parts = append(parts, strings.Join(ms, " "))
+		}
+		return strings.Join(parts, " | ")
+	}
+	for _, tc := range []struct {
+		ms   []int64
+		want string
+	}{
+		{[]int64{0, 100, 200, 200, 300}, "0 100 200 200 300"},
+		{[]int64{5000, 6000}, "5000 6000"},
+		// go run: the go command (0, 100, ...), the program started later.
+		{[]int64{0, 100, 200, 0, 300, 101, 400, 202, 500, 303}, "0 100 200 300 400 500 | 0 101 202 303"},
+		// two files concatenated
+		{[]int64{0, 100, 200, 0, 100}, "0 100 200 | 0 100"},
+	} {
+		if got := str(splitRuns(mk(tc.ms...))); got != tc.want {
+			t.Errorf("splitRuns(%v) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
+	_, s := Analyze(&Trace{Name: "x", Ticks: mk(0, 100, 200, 300, 0, 100, 200)})
+	if s.Runs != 2 || len(s.Notes) != 1 || s.FirstLine != 6 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	if got := sparkline([]float64{0, 1, 2, -1, 4}, 4); got != "▁▃▅ █" {
+		t.Errorf("sparkline = %q", got)
+	}
+	if got := sparkline([]float64{0, 0}, 0); got != "▁▁" {
+		t.Errorf("flat sparkline = %q", got)
+	}
+	sr, ok := series("x", []float64{1, 5, 2, 2, 9, -1, 3}, 3)
+	if !ok || fmt.Sprint(sr.Points) != "[5 9 3]" || sr.Max != 9 || sr.Median != 3 || sr.Last != 3 {
+		t.Errorf("series %+v", sr)
+	}
+}
+
+func TestAnalyzeEmpty(t *testing.T) {
+	fs, s := Analyze(&Trace{Name: "none"})
+	if len(fs) != 0 || s.Ticks != 0 || len(s.Series) != 0 {
+		t.Errorf("findings %v, summary %+v", fs, s)
+	}
+}

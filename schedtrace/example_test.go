@@ -1,0 +1,32 @@
+package schedtrace_test
+
+import (
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/schedtrace"
+)
+
+func Example() {
+	// Three snapshots of a program with 1,000 CPU-bound goroutines on 2 Ps,
+	// mixed with its own output, as GODEBUG=schedtrace=100 prints them.
+	stderr := `SCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=1 needspinning=0 idlethreads=0 runqueue=0 [ 1 0 ] schedticks=[ 0 0 ]
+SCHED 106ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1 idlethreads=0 runqueue=514 [ 113 68 ] schedticks=[ 653 655 ]
+batch 1 done
+SCHED 206ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1 idlethreads=0 runqueue=252 [ 122 53 ] schedticks=[ 1288 1287 ]
+SCHED 307ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1 idlethreads=0 runqueue=60 [ 42 54 ] schedticks=[ 1923 1922 ]
+`
+	tr, err := schedtrace.Parse(strings.NewReader(stderr), "sched.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	findings, summary := schedtrace.Analyze(tr)
+	fmt.Printf("%d ticks over %dms, %d lines skipped\n", summary.Ticks, summary.DurationMs, tr.Stats.Skipped)
+	for _, f := range findings {
+		fmt.Printf("%s at %s: %s\n", f.Rule, f.Locations[0], f.Message)
+	}
+	// Output:
+	// 3 ticks over 201ms, 1 lines skipped
+	// SD302 at sched.txt:2: 695 runnable goroutines waited in run queues at peak (median 427, 213.5 per P) in 3 of 3 ticks because more goroutines were ready than the 2 Ps could run
+}

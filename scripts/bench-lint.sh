@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench-lint.sh times `schedoctor lint std` against `go vet std` and against
+# staticcheck restricted to the checks closest to schedoctor's code rules
+# (SA5004 empty-default select loop, SA1015 time.Tick leak, SA1004 tiny
+# Sleep, SA5002 empty for{}), alternating the three tools N times.
+#
+# Usage: scripts/bench-lint.sh [N]      (default N=5; run from the module root)
+#
+# Cache state, the same for all three tools: every run gets a fresh copy of
+# a Go build cache that holds std's compiled export data and no analysis
+# results (so go vet cannot replay cached vet output), and staticcheck gets
+# an empty STATICCHECK_CACHE. That is the state after editing code: the
+# compiler's work is cached, the analysis is not.
+#
+# staticcheck is installed at a pinned version, through the module proxy,
+# into a temporary GOBIN. Output: one line per run (tool, wall seconds, max
+# RSS in MB), then the median with the range (min-max) per tool.
+set -euo pipefail
+
+N=${1:-5}
+STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
+
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+bin=$work/bin
+mkdir -p "$bin"
+
+echo "# $(date -u +%FT%TZ) $(go version) on $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" >&2
+GOBIN=$bin go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+go build -o "$bin/schedoctor" ./cmd/schedoctor
+
+# The base cache: std compiled for export data, nothing analyzed.
+base=$work/gocache-base
+GOCACHE=$base go list -export -deps std >/dev/null
+
+run() { # run NAME CMD...: one timed run with fresh caches
+	local name=$1 rc wall rss
+	shift
+	rm -rf "$work/gocache" "$work/sccache"
+	cp -a "$base" "$work/gocache"
+	mkdir "$work/sccache"
+	set +e
+	GOCACHE=$work/gocache STATICCHECK_CACHE=$work/sccache \
+		/usr/bin/time -o "$work/time" -f '%e %M' "$@" >/dev/null 2>"$work/stderr"
+	rc=$?
+	set -e
+	# Exit 1 means findings (staticcheck); 2 and up is a failure.
+	if [ "$rc" -gt 1 ]; then
+		echo "$name failed (exit $rc):" >&2
+		cat "$work/stderr" >&2
+		exit 1
+	fi
+	read -r wall rss <"$work/time"
+	printf '%s\t%s\t%d\n' "$name" "$wall" "$((rss / 1024))" | tee -a "$work/results"
+}
+
+printf 'tool\twall_s\tmaxrss_MB\n'
+for i in $(seq "$N"); do
+	run schedoctor "$bin/schedoctor" lint -fail none std
+	run govet go vet std
+	run staticcheck "$bin/staticcheck" -checks SA5004,SA1015,SA1004,SA5002 std
+done
+
+echo
+printf 'tool\twall_s median (min-max)\tmaxrss_MB median (min-max)\tn\n'
+for tool in schedoctor govet staticcheck; do
+	awk -v t="$tool" '$1 == t { print $2, $3 }' "$work/results" | sort -n -k1,1 | awk -v t="$tool" '
+		{ w[NR] = $1; r[NR] = $2 }
+		END {
+			n = NR
+			# medians: wall is sorted; sort rss separately
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+			mw = (n % 2) ? w[(n + 1) / 2] : (w[n / 2] + w[n / 2 + 1]) / 2
+			mr = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+			printf "%s\t%.2f (%.2f-%.2f)\t%.0f (%.0f-%.0f)\t%d\n", t, mw, w[1], w[n], mr, r[1], r[n], n
+		}'
+done
