@@ -74,6 +74,7 @@ type siteKey struct {
 type site struct {
 	key        siteKey
 	system     bool // the goroutine runs a runtime function (GC worker, sweeper, ...)
+	gcWorker   bool // runtime.gcBgMarkWorker: its running time is GC mark work
 	goroutines int
 	running    time.Duration
 	latency    Histogram
@@ -214,6 +215,7 @@ func (a *analyzer) siteFor(k siteKey) int32 {
 	s := &site{
 		key:       k,
 		system:    isRuntimeFunc(fn),
+		gcWorker:  strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
 		blockLocs: map[blockKey]int{},
 		stopLocs:  map[locID]int{},
 	}
@@ -362,7 +364,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		g.run += d
 		if s := a.siteOf(g, st.Stack); s != nil {
 			s.running += d
-			if s.system && strings.HasPrefix(a.locs.get(s.key.fn).Function, "runtime.gcBgMarkWorker") {
+			if s.gcWorker {
 				a.gcWorker += d
 			}
 		}
@@ -405,7 +407,6 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			}
 		case trace.GoWaiting:
 			a.endWait(id, g, t) // g.why still says what it waited on
-
 		case trace.GoSyscall:
 			g.why = wakeSyscall
 			a.endSyscall(g, t, true)

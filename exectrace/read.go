@@ -90,14 +90,27 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	full := make(chan *chunk, 4)
 	free := make(chan *chunk, 6)
 	go decode(ctx, rd, cr, full, free)
+	defer func() {
+		cancel()
+		if parent.Err() == nil {
+			// Done with r before returning: the decoder stops within a chunk.
+			// (When the caller cancelled, it may be blocked reading r; it
+			// ends after that read.)
+			for range full {
+			}
+		}
+	}()
 
 	a := newAnalyzer()
-	readErr, off := a.consume(full, free)
+	off, readErr := a.consume(full, free)
+	if readErr != nil && off == 0 {
+		off = cr.n.Load() // the analysis, not the reader, found the input broken
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -124,7 +137,7 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 // consume analyses the chunks until the end or the reader's first error.
 // Event accessors of the reader panic on inconsistent tables; that is the
 // input's fault, so it ends the analysis like a read error.
-func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (readErr error, off int64) {
+func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (off int64, readErr error) {
 	defer func() {
 		if p := recover(); p != nil {
 			readErr = fmt.Errorf("malformed trace: event %d: %v", a.events, p)
@@ -135,7 +148,7 @@ func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (readErr erro
 			a.handle(&c.evs[i])
 		}
 		if c.err != nil {
-			return c.err, c.off
+			return c.off, c.err
 		}
 		c.evs = c.evs[:0]
 		select {
@@ -143,7 +156,7 @@ func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (readErr erro
 		default:
 		}
 	}
-	return nil, 0
+	return 0, nil
 }
 
 // newReader starts the trace reader, turning a panic of the reader on a

@@ -25,7 +25,7 @@ const (
 	migrationStarts = 100
 	// SD305: syscalls at one site that came back without their P.
 	handoffMin  = 20
-	handoffPerS = 50.0
+	handoffPerS = 20.0
 	// SD306: stop-the-world share of the time, assist share of running time.
 	stwPct    = 5.0
 	assistPct = 5.0
@@ -40,7 +40,7 @@ const (
 	spinRunningPct = 50.0
 	preemptMinimum = 10
 	// SD309: mean goroutines waiting on one lock, and enough waits.
-	lockWaiting = 0.5
+	lockWaiting = 0.25
 	lockMinimum = 20
 )
 

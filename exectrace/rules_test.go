@@ -126,7 +126,7 @@ func TestRules(t *testing.T) {
 			s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 2.5}}
 		}},
 		{name: "SD309 lightly contended", edit: func(s *Summary) {
-			s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 0.4}}
+			s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 0.2}}
 		}},
 	}
 	for _, tt := range tests {

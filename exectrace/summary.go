@@ -182,10 +182,15 @@ const maxRows = 50
 func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	dur := a.last.Sub(a.first)
 	secs := max(dur.Seconds(), 1e-9)
-	s := &Summary{Trace: TraceInfo{Bytes: bytes, Events: a.events, Generations: max(a.syncs-1, 0), Duration: dur}}
+	s := &Summary{
+		// Empty lists, not null, in JSON.
+		Sites: []SiteSummary{}, Sleeps: []SleepSummary{}, Locks: []LockSummary{},
+		Syscalls: SyscallSummary{Sites: []SyscallSite{}},
+		Latency:  LatencySummary{Buckets: []Bucket{}, ByReason: []ReasonLatency{}},
+		Trace:    TraceInfo{Bytes: bytes, Events: a.events, Generations: max(a.syncs-1, 0), Duration: dur}}
 
 	s.Latency.Overall = a.latency.Percentiles()
-	s.Latency.Buckets = a.latency.Buckets()
+	s.Latency.Buckets = append(s.Latency.Buckets, a.latency.Buckets()...)
 	var woken Histogram
 	for w := range nWake {
 		if w.woken() {
@@ -206,7 +211,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	for _, p := range a.ps {
 		busy += p.busy
 	}
-	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: a.runningPs.mean(), BusyMax: a.runningPs.max, Steals: a.steals}
+	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: a.runningPs.mean(), BusyMax: a.runningPs.max, Steals: a.steals, Timeline: []float64{}}
 	ps.TimelineBin = a.runningPs.binW
 	for i, v := range a.runningPs.bins {
 		w := float64(a.runningPs.binW)
@@ -256,7 +261,8 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	for _, st := range a.sites {
 		running += st.running
 	}
-	g := GCSummary{Cycles: int(a.mark.Count()), MarkTime: a.mark.Sum(), STW: a.stw.Percentiles(), Assist: a.assist.Percentiles()}
+	g := GCSummary{Cycles: int(a.mark.Count()), MarkTime: a.mark.Sum(), STW: a.stw.Percentiles(), Assist: a.assist.Percentiles(),
+		STWReasons: []NamedTime{}, AssistBy: []LocTime{}}
 	for name, d := range a.stwWhy {
 		g.STWReasons = append(g.STWReasons, NamedTime{name, d})
 	}
@@ -275,6 +281,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 
 	for _, st := range a.sites {
 		ss := SiteSummary{
+			Blocks:  []BlockCount{},
 			Creator: a.locs.get(st.key.creator), Function: a.locs.get(st.key.fn).Function, System: st.system,
 			Goroutines: st.goroutines, Running: st.running, Latency: st.latency.Percentiles(),
 			Preempts: st.preempts, Yields: st.yields, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
@@ -375,16 +382,25 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 
 	p("\ngoroutines by creation site\tgoroutines\trunning\twoken p99\tblocks\tpreempts\tyields\tnever blocked\tmoves (M)\n")
-	for i, st := range s.Sites {
-		if i == 10 {
-			p("  ... %d more sites (see -json)\n", len(s.Sites)-10)
+	shown, system := 0, 0
+	for _, st := range s.Sites {
+		if st.System {
+			system++ // the runtime's own goroutines: in -json only
+			continue
+		}
+		if shown == 10 {
+			p("  ... more sites in -json\n")
 			break
 		}
+		shown++
 		where := st.Function
 		if st.Creator.File != "" {
 			where = fmt.Sprintf("%s at %s:%d", st.Function, shortFile(st.Creator.File), st.Creator.Line)
 		}
 		p("  %s\t%d\t%v\t%v\t%d\t%d\t%d\t%d\t%d\n", where, st.Goroutines, st.Running.Round(time.Millisecond), dur(st.Latency.P99), st.Blocked, st.Preempts, st.Yields, st.NeverBlocked, st.MMoves)
+	}
+	if system > 0 {
+		p("  (%d sites of runtime goroutines: see -json)\n", system)
 	}
 	if len(s.Sleeps) > 0 {
 		p("\nsleeps by call site\tcount\tper s\trepeats\tslept p50\n")

@@ -66,7 +66,7 @@ var lintRules = []Rule{
 			"with a sleep. It walks allglen under no lock and returns a racy count.",
 		Detection: "A call of runtime.NumGoroutine whose value, directly or through a local variable assigned from it, is " +
 			"a for loop's condition, or decides an if or switch one of whose branches starts a goroutine, calls time.Sleep, or " +
-			"continues or breaks a loop. Silent when the count is only logged, exported, returned, or compared in a branch " +
+			"continues or breaks a loop that starts goroutines or sleeps. Silent when the count is only logged, exported, returned, or compared in a branch " +
 			"that does none of these, and in _test.go files (leak checks count goroutines on purpose).",
 		Fix: "Bound concurrency with a semaphore (a buffered channel, golang.org/x/sync/semaphore, or errgroup.SetLimit) and " +
 			"wait with a sync.WaitGroup.",
@@ -128,7 +128,7 @@ for {
 			"and tickers are collected, but only when the main module's go line is at least 1.23 (GODEBUG asynctimerchan).",
 		Detection: "Only where the package's module declares a go line before 1.23 (silent at 1.23+ and when the module " +
 			"is unknown): time.NewTicker assigned to a local variable only ever read for C or Reset (never stopped, " +
-			"returned, passed, stored or compared), or whose C alone is kept; and time.Tick in a function that can return, " +
+			"returned, passed, stored or compared) in a function that can return, or whose C alone is kept; and time.Tick in a function that can return, " +
 			"other than main, init and _test.go files (a function ending in a loop it never leaves keeps its ticker for " +
 			"life). time.NewTimer is not reported: a timer leaves the heap when it fires.",
 		Fix: "Add defer t.Stop() after creating it, or move the module to go 1.23 or later (go mod edit -go=1.23).",

@@ -52,7 +52,7 @@ var traceRules = []Rule{
 		Explanation: "A syscall that blocks longer than sysmon's check (20µs-10ms) has its P handed to another thread; on " +
 			"return the goroutine must queue for a P.",
 		Detection: "GoSyscall → GoRunnable transitions (the P was taken while the goroutine was in the syscall) against " +
-			"GoSyscall → GoRunning, by the syscall's user call site. Fires for a site with 20+ such returns at 50+ a " +
+			"GoSyscall → GoRunning, by the syscall's user call site. Fires for a site with 20+ such returns at 20+ a " +
 			"second.",
 		Fix: "Buffer and batch syscalls; move long blocking syscalls off latency-sensitive goroutines.",
 	},
@@ -94,7 +94,7 @@ var traceRules = []Rule{
 			"serialises the work.",
 		Detection: "GoBlock with reason sync whose stack is in sync.(*Mutex) or sync.(*RWMutex) (not WaitGroup or Cond), " +
 			"grouped by the blocking user line, with the mean number of goroutines waiting there. Fires for 20+ waits " +
-			"and 0.5+ goroutines waiting on average.",
+			"and 0.25+ goroutines waiting on average.",
 		Fix: "Shorten or shard the critical section.",
 	},
 }

@@ -177,7 +177,7 @@ func defaultOff(s *Summary) *finding.Finding {
 	}
 	var reasons, fixes []string
 	where := b.Path
-	if b.Minor < 25 {
+	if b.Minor > 0 && b.Minor < 25 {
 		reasons = append(reasons, fmt.Sprintf("the binary was built with %s, before Go 1.25", b.GoVersion))
 		fixes = append(fixes, "rebuild with Go 1.25 or later and go ≥ 1.25 in go.mod (go mod edit -go=1.25)")
 	} else if b.ContainerMaxProcs == "0" {

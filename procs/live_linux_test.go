@@ -278,7 +278,10 @@ func makeQuotaCgroup(t *testing.T, mounts []cgroup.Mount) (dir, quotaFile string
 				reasons = append(reasons, fmt.Sprintf("cgroup2 at %s has no cpu controller (controllers: %q)", m.MountPoint, strings.TrimSpace(string(ctrl))))
 				continue
 			}
-			if err := os.WriteFile(filepath.Join(m.MountPoint, "cgroup.subtree_control"), []byte("+cpu"), 0); err != nil {
+			sub, _ := os.ReadFile(filepath.Join(m.MountPoint, "cgroup.subtree_control"))
+			if slices.Contains(strings.Fields(string(sub)), "cpu") {
+				// Already enabled for children: nothing to change.
+			} else if err := os.WriteFile(filepath.Join(m.MountPoint, "cgroup.subtree_control"), []byte("+cpu"), 0); err != nil {
 				reasons = append(reasons, fmt.Sprintf("enabling cpu in %s: %v", m.MountPoint, err))
 				continue
 			}

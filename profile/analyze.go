@@ -61,6 +61,9 @@ type Cause struct {
 	// Lines are the user lines whose stacks lead to the cause, with their
 	// share of the cause's CPU.
 	Lines []UserLine `json:"lines,omitempty"`
+	// Labels breaks the cause down by pprof labels (runtime/pprof.Do), as
+	// "key=value" with the % of the cause's CPU, largest first.
+	Labels []LabelShare `json:"labels,omitempty"`
 	// Callers are, when much of the cause is cut from user stacks, the user
 	// lines that call what makes that work (time.Sleep, go statements,
 	// channel operations), with their share of those calls' CPU.
@@ -71,6 +74,12 @@ type Cause struct {
 type RuleShare struct {
 	Rule  string  `json:"rule"`
 	Share float64 `json:"share"` // % of the profile's CPU time
+}
+
+// LabelShare is the part of a cause under one pprof label value.
+type LabelShare struct {
+	Label string  `json:"label"` // key=value
+	Share float64 `json:"share"` // % of the cause's CPU
 }
 
 // UserLine is a user frame with its weight.
@@ -158,6 +167,12 @@ func perProfileShare(profiles []*profile.Profile, cause classify.Cause) float64 
 	return least
 }
 
+// minCallerSamples is the fewest samples of driving calls (time.Sleep, go
+// statements, ...) from which a cut cause's user lines are named: from one
+// or two samples the line would be luck, and the finding says to take a
+// trace instead.
+const minCallerSamples = 5
+
 type lineKey struct {
 	fn, file string
 	line     int64
@@ -167,10 +182,12 @@ type lineKey struct {
 type causeAcc struct {
 	value, count, cut int64
 	rules             map[int]int64
+	labels            map[string]int64
 	lines             map[lineKey]int64
 	callers           map[lineKey]int64
 	callersTotal      int64
-	heaviest          int // sample index of the heaviest sample
+	callersCount      int64 // samples behind callers
+	heaviest          int   // sample index of the heaviest sample
 }
 
 type analysis struct {
@@ -215,7 +232,6 @@ func (a *analysis) tally(nprof int) error {
 		}
 	}
 	a.acc = map[classify.Cause]*causeAcc{}
-	sawRuntime := false
 	for i, s := range a.p.Sample {
 		cl := a.classes[i]
 		v := a.value(s)
@@ -224,13 +240,22 @@ func (a *analysis) tally(nprof int) error {
 		a.count += n
 		ac := a.acc[cl.Cause]
 		if ac == nil {
-			ac = &causeAcc{rules: map[int]int64{}, lines: map[lineKey]int64{}, callers: map[lineKey]int64{}, heaviest: i}
+			ac = &causeAcc{rules: map[int]int64{}, labels: map[string]int64{}, lines: map[lineKey]int64{},
+				callers: map[lineKey]int64{}, heaviest: i}
 			a.acc[cl.Cause] = ac
 		}
 		ac.value += v
 		ac.count += n
 		if cl.Rule >= 0 {
 			ac.rules[cl.Rule] += v
+		}
+		for k, vs := range s.Label {
+			if k == CauseLabel {
+				continue
+			}
+			for _, lv := range vs {
+				ac.labels[k+"="+lv] += v
+			}
 		}
 		if v > a.value(a.p.Sample[ac.heaviest]) {
 			ac.heaviest = i
@@ -240,14 +265,13 @@ func (a *analysis) tally(nprof int) error {
 		} else {
 			ac.cut += v
 		}
-		if cl.Cause != classify.User || cl.Rule >= 0 {
-			sawRuntime = true
-		}
 	}
 	if a.total <= 0 {
 		return errors.New("the profile's samples are all zero: no CPU time to classify")
 	}
-	if !sawRuntime && !hasRuntimeFrame(a.p) {
+	// Every Go stack ends in runtime.main or runtime.goexit, so a profile
+	// with no runtime function is not a Go program's, or not symbolized.
+	if !hasRuntimeFrame(a.p) {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
@@ -256,11 +280,20 @@ func (a *analysis) tally(nprof int) error {
 		if !cl.HasUser() {
 			continue
 		}
+		// A call that allocates (mallocgc under time.Sleep: the first sleep
+		// of every goroutine makes its timer) is evidence about allocation,
+		// not about how often the call drives the scheduler: it counts for
+		// the GC causes only.
+		allocates := a.c.HintsFor(cl, classify.GCMark)
 		for _, cause := range a.c.HintCauses(cl) {
+			if allocates && cause != classify.GCMark && cause != classify.GCAssist && cause != classify.GCSweep {
+				continue
+			}
 			if ac := a.acc[cause]; ac != nil {
 				v := a.value(s)
 				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
 				ac.callersTotal += v
+				ac.callersCount += a.countOf(s, ci)
 			}
 		}
 	}
@@ -299,7 +332,14 @@ func (a *analysis) tally(nprof int) error {
 		slices.SortFunc(row.Rules, func(x, y RuleShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
 		})
-		if row.CutShare >= 50 {
+		for l, v := range ac.labels {
+			row.Labels = append(row.Labels, LabelShare{Label: l, Share: pct(v, ac.value)})
+		}
+		slices.SortFunc(row.Labels, func(x, y LabelShare) int {
+			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Label, y.Label))
+		})
+		row.Labels = row.Labels[:min(len(row.Labels), a.top)]
+		if row.CutShare >= 50 && ac.callersCount >= minCallerSamples {
 			row.Callers = topLines(ac.callers, ac.callersTotal, a.top)
 		}
 		a.sum.Causes = append(a.sum.Causes, row)

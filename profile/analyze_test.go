@@ -170,3 +170,34 @@ func TestWriteClassified(t *testing.T) {
 		t.Error("WriteClassified changed the analysed profile")
 	}
 }
+
+// TestLabels breaks a cause down by pprof labels, and leaves the cause
+// label of a classified profile out.
+func TestLabels(t *testing.T) {
+	p := synth.Build(2e9,
+		synth.Stack{Nanos: 6e8, Locs: stkMutex, Labels: map[string][]string{"endpoint": {"/v1/pay"}, CauseLabel: {"x"}}},
+		synth.Stack{Nanos: 2e8, Locs: stkMutex, Labels: map[string][]string{"endpoint": {"/v1/list"}}},
+		synth.Stack{Nanos: 1.2e9, Locs: stkUser},
+	)
+	res, err := Analyze([]*profile.Profile{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := res.Summary.row(classify.Mutex)
+	want := []LabelShare{{"endpoint=/v1/pay", 75}, {"endpoint=/v1/list", 25}}
+	if len(row.Labels) != 2 || row.Labels[0] != want[0] || row.Labels[1] != want[1] {
+		t.Errorf("labels %v, want %v", row.Labels, want)
+	}
+	var found bool
+	for _, e := range res.Findings[0].Evidence {
+		if strings.Contains(e.Label, "endpoint=/v1/pay") && e.Value == 75 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("SD206 evidence lacks the label breakdown: %+v", res.Findings[0].Evidence)
+	}
+	if m := res.Findings[0].Message; !strings.Contains(m, "75% of it in endpoint=/v1/pay") {
+		t.Errorf("message %q does not name the label", m)
+	}
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // Limit is the threshold of one rule: a cause is reported when its share
-// of the profile's CPU time, its cores and its samples all reach these.
+// of the profile's CPU time reaches Share (with Thresholds.MinSamples
+// samples), as a warning from Cores up and as info below.
 type Limit struct {
 	Share float64 // % of the profile's CPU time
 	Cores float64 // CPU time / duration
@@ -22,15 +23,15 @@ type Thresholds struct {
 	// drawn from it: below that the share is noise.
 	MinSamples int64
 
-	ThreadChurn  Limit // SD201
-	IdleSpin     Limit // SD202
-	Timers       Limit // SD203
-	BusyWait     Limit // SD204: non-blocking select, selectgo and Gosched
-	RuntimeLock  Limit // SD205
-	Mutex        Limit // SD206
-	GC           Limit // SD207: mark, assist and sweep together
-	Preempt      Limit // SD208
-	Syscall      Limit // SD209
+	ThreadChurn Limit // SD201
+	IdleSpin    Limit // SD202
+	Timers      Limit // SD203
+	BusyWait    Limit // SD204: non-blocking select and Gosched
+	RuntimeLock Limit // SD205
+	Mutex       Limit // SD206
+	GC          Limit // SD207: mark, assist and sweep together
+	Preempt     Limit // SD208
+	Syscall     Limit // SD209
 
 	// MaxParkRatio: SD204 needs parking (scheduler, idle spinning, thread
 	// churn) below this fraction of the busy-wait share; a ping-pong parks
@@ -76,7 +77,8 @@ func (a *analysis) group(causes ...classify.Cause) (share, cores float64, sample
 	return
 }
 
-// ruleShare is the share of the samples that one classifier rule matched.
+// ruleShare is the share of CPU matched by the classifier rules whose
+// names start with one of names.
 func (a *analysis) ruleShare(names ...string) float64 {
 	var s float64
 	for _, c := range a.sum.Causes {
@@ -135,9 +137,12 @@ func cutBy(c classify.Cause) string {
 		"run `schedoctor trace` to see which goroutines cause it"
 }
 
-func at(lines []UserLine) string {
+func at(lines []UserLine, cut bool) string {
 	if len(lines) == 0 {
-		return "with no user frame in the stacks"
+		if cut {
+			return "with no user frame in its stacks and too few samples of the calls that drive it to name a line"
+		}
+		return "with no user frame in its stacks"
 	}
 	l := lines[0]
 	file := l.File
@@ -169,7 +174,7 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 	f := finding.Finding{
 		Rule:     rule,
 		Severity: r.Severity,
-		Message:  fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s, %s", share, cores, msg, at(lines)),
+		Message:  fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s, %s", share, cores, msg, at(lines, cut)),
 		Evidence: []finding.Evidence{
 			ev("share of the profile's CPU time", share, "%"),
 			ev("cores (CPU time / profile duration)", cores, "cores"),
@@ -178,8 +183,14 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 		Fix:       fix,
 	}
 	f.Evidence = append(f.Evidence, extra...)
+	if top := a.sum.row(causes[0]).Labels; len(top) > 0 && top[0].Share >= 50 {
+		f.Message += fmt.Sprintf(", %.0f%% of it in %s", top[0].Share, top[0].Label)
+	}
 	for _, c := range causes {
 		row := a.sum.row(c)
+		for _, l := range row.Labels {
+			f.Evidence = append(f.Evidence, ev(string(c)+" under pprof label "+l.Label, l.Share, "% of "+string(c)))
+		}
 		if row.Chain != "" {
 			f.Evidence = append(f.Evidence, ev("heaviest stack of "+string(c)+": "+row.Chain, row.ChainShare, "% of "+string(c)))
 		}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -200,11 +201,10 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 		q := u.Query()
 		q.Set("seconds", fmt.Sprint(secs))
 		u.RawQuery = q.Encode()
+	} else if n, err := strconv.Atoi(u.Query().Get("seconds")); err == nil && n > 0 {
+		secs = n // the URL's own ?seconds=N
 	} else {
-		fmt.Sscan(u.Query().Get("seconds"), &secs)
-		if secs <= 0 {
-			secs = 30
-		}
+		secs = 30 // the server's default
 	}
 	timeout := opt.Timeout
 	if timeout <= 0 {

@@ -6,11 +6,15 @@
 #
 # Usage: scripts/bench-lint.sh [N]      (default N=5; run from the module root)
 #
+# The same work for all three: std with its _test.go files (go vet always
+# includes them, so schedoctor runs with -test and staticcheck with its
+# default -tests=true).
+#
 # Cache state, the same for all three tools: every run gets a fresh copy of
-# a Go build cache that holds std's compiled export data and no analysis
-# results (so go vet cannot replay cached vet output), and staticcheck gets
-# an empty STATICCHECK_CACHE. That is the state after editing code: the
-# compiler's work is cached, the analysis is not.
+# a Go build cache that holds the compiled export data of std and of its test
+# variants and no analysis results (so go vet cannot replay cached vet
+# output), and staticcheck gets an empty STATICCHECK_CACHE. That is the
+# state after editing code: the compiler's work is cached, the analysis is not.
 #
 # staticcheck is installed at a pinned version, through the module proxy,
 # into a temporary GOBIN. Output: one line per run (tool, wall seconds, max
@@ -30,9 +34,10 @@ echo "# $(date -u +%FT%TZ) $(go version) on $(nproc) CPUs, $(grep -m1 'model nam
 GOBIN=$bin go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
 go build -o "$bin/schedoctor" ./cmd/schedoctor
 
-# The base cache: std compiled for export data, nothing analyzed.
+# The base cache: std and its test variants compiled for export data,
+# nothing analyzed.
 base=$work/gocache-base
-GOCACHE=$base go list -export -deps std >/dev/null
+GOCACHE=$base go list -export -deps -test std >/dev/null
 
 run() { # run NAME CMD...: one timed run with fresh caches
 	local name=$1 rc wall rss
@@ -57,7 +62,7 @@ run() { # run NAME CMD...: one timed run with fresh caches
 
 printf 'tool\twall_s\tmaxrss_MB\n'
 for i in $(seq "$N"); do
-	run schedoctor "$bin/schedoctor" lint -fail none std
+	run schedoctor "$bin/schedoctor" lint -test -fail none std
 	run govet go vet std
 	run staticcheck "$bin/staticcheck" -checks SA5004,SA1015,SA1004,SA5002 std
 done

@@ -25,7 +25,9 @@ type Summary struct {
 
 	// Metric is what the knee is found on: a -metric name, "p99" under
 	// load, "BenchmarkX unit" from go test -bench, or "wall".
-	Metric string       `json:"metric"`
+	Metric string `json:"metric"`
+	// Unit is the metric's unit: "s" for times and latencies, the
+	// benchmark's unit, or the -metric name.
 	Unit   string       `json:"unit"`
 	Better stats.Better `json:"better"`
 	// Confidence is the coverage of the medians' intervals (the nominal

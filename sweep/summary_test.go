@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/sweep/loadgen"
 	"github.com/schedoctor/schedoctor/sweep/stats"
 )
@@ -62,30 +63,28 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// render writes the text and the JSON form of a summary and its findings.
+// render writes the report as the CLI does, in text and in JSON, and
+// compares both with the golden files.
 func render(t *testing.T, name string, s *Summary) []finding.Finding {
 	t.Helper()
 	if err := s.analyze(); err != nil {
 		t.Fatal(err)
 	}
-	fs := s.Findings()
-	var text bytes.Buffer
-	if err := s.WriteText(&text); err != nil {
+	r := report.Report{Source: finding.SourceSweep, Findings: s.Findings(), Summary: s}
+	finding.Sort(r.Findings)
+	var text, js bytes.Buffer
+	if err := report.Text(&text, r, report.TextOptions{}); err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range fs {
-		text.WriteString("\n" + f.Rule + " " + f.Severity.String() + ": " + f.Message + "\n  fix: " + f.Fix + "\n")
 	}
 	golden(t, name+".txt", text.Bytes())
-	js, err := json.MarshalIndent(struct {
-		Findings []finding.Finding `json:"findings"`
-		Summary  *Summary          `json:"summary"`
-	}{fs, s}, "", "  ")
-	if err != nil {
+	if err := report.JSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name+".json", append(js, '\n'))
-	return fs
+	if !json.Valid(js.Bytes()) {
+		t.Fatalf("invalid JSON:\n%s", js.Bytes())
+	}
+	golden(t, name+".json", js.Bytes())
+	return r.Findings
 }
 
 func rules(fs []finding.Finding) string {
@@ -112,7 +111,7 @@ func TestCPUBoundGolden(t *testing.T) {
 }
 
 func TestNegativeScalingGolden(t *testing.T) {
-	s := synth("ops/s", "", stats.Higher, map[int][]float64{
+	s := synth("ops/s", "ops/s", stats.Higher, map[int][]float64{
 		1: {700e3, 690e3, 720e3, 705e3, 710e3},
 		2: {520e3, 500e3, 540e3, 515e3, 530e3},
 		4: {400e3, 390e3, 420e3, 410e3, 405e3},

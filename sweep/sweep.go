@@ -13,6 +13,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,9 +115,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if len(opt.Procs) == 0 {
 		return nil, errors.New("no GOMAXPROCS values")
 	}
-	opt.Runs = cmpOr(opt.Runs, 5)
-	opt.Tolerance = cmpOr(opt.Tolerance, 0.05)
-	opt.Timeout = cmpOr(opt.Timeout, 10*time.Minute)
+	opt.Runs = cmp.Or(opt.Runs, 5)
+	opt.Tolerance = cmp.Or(opt.Tolerance, 0.05)
+	opt.Timeout = cmp.Or(opt.Timeout, 10*time.Minute)
 	path, err := exec.LookPath(opt.Command[0])
 	if err != nil {
 		return nil, fmt.Errorf("command %q: %w", opt.Command[0], err)
@@ -164,14 +165,6 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 type runner struct {
@@ -272,7 +265,7 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 		msg := fmt.Sprintf("no value of the metric %q in the output", r.s.Metric)
 		if len(r.opt.Metrics) > 0 {
 			msg = fmt.Sprintf("no line of the output matched -metric %s", r.opt.Metrics[0])
-			if e := cmpOr(stdout.metricErr, stderr.metricErr); e != nil {
+			if e := cmp.Or(stdout.metricErr, stderr.metricErr); e != nil {
 				msg = e.Error()
 			}
 		}
@@ -286,7 +279,7 @@ func (r *runner) load(ctx context.Context, child *proc.Process) (*loadgen.Result
 	lo := r.opt.Load
 	ctx, cancel := context.WithTimeout(ctx, r.opt.Timeout)
 	defer cancel()
-	if err := loadgen.WaitReady(ctx, lo.URL, cmpOr(lo.ReadyTimeout, 10*time.Second), child.Exited()); err != nil {
+	if err := loadgen.WaitReady(ctx, lo.URL, cmp.Or(lo.ReadyTimeout, 10*time.Second), child.Exited()); err != nil {
 		return nil, err
 	}
 	res, err := loadgen.Run(ctx, loadgen.Config{URL: lo.URL, Rate: lo.Rate, Duration: lo.Duration, MaxInFlight: lo.MaxInFlight})
@@ -311,7 +304,7 @@ func (r *runner) choosePrimary(benchOrder []string) {
 	s := r.s
 	switch {
 	case len(r.opt.Metrics) > 0:
-		s.Metric, s.Better = r.opt.Metrics[0].Name, stats.Higher
+		s.Metric, s.Unit, s.Better = r.opt.Metrics[0].Name, r.opt.Metrics[0].Name, stats.Higher
 	case r.opt.Load != nil:
 		s.Metric, s.Better, s.Unit = "p99", stats.Lower, "s"
 	case len(benchOrder) > 0:

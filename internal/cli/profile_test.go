@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
+	rpprof "runtime/pprof"
 	"strings"
 	"testing"
+
+	pprof "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/profile/classify"
@@ -17,7 +19,9 @@ import (
 
 // profileData names a real CPU profile of a lab program (2s each, Go 1.26,
 // on the 2-CPU development machine), kept in profile/testdata/lab.
-func profileData(name string) string { return filepath.Join("..", "..", "profile", "testdata", "lab", name) }
+func profileData(name string) string {
+	return filepath.Join("..", "..", "profile", "testdata", "lab", name)
+}
 
 // TestProfileGolden renders each lab profile as text and JSON into the
 // goldens of testdata/profile.
@@ -151,8 +155,21 @@ func TestProfileBadInput(t *testing.T) {
 		return p
 	}
 	var heap bytes.Buffer
-	pprof.Lookup("heap").WriteTo(&heap, 0)
+	rpprof.Lookup("heap").WriteTo(&heap, 0)
 	good, _ := os.ReadFile(profileData("busyselect.pb.gz"))
+	// A CPU profile of something that is not a Go program: no runtime frame.
+	fn := &pprof.Function{ID: 1, Name: "compute", Filename: "/src/a.c"}
+	loc := &pprof.Location{ID: 1, Address: 0x1000, Line: []pprof.Line{{Function: fn, Line: 3}}}
+	var notGo bytes.Buffer
+	(&pprof.Profile{
+		SampleType:    []*pprof.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        1e7,
+		DurationNanos: 1e9,
+		Sample:        []*pprof.Sample{{Location: []*pprof.Location{loc}, Value: []int64{5e8}}},
+		Location:      []*pprof.Location{loc},
+		Function:      []*pprof.Function{fn},
+	}).Write(&notGo)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -163,6 +180,7 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{write("cut.pb.gz", good[:len(good)/2])}, "cut.pb.gz: truncated gzip"},
 		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html: this is text"},
 		{[]string{write("empty", nil)}, "empty: empty file"},
+		{[]string{write("c.pb.gz", notGo.Bytes())}, "no Go runtime frames"},
 		{[]string{"-", "-"}, "stdin) given twice"},
 		{[]string{"-seconds", "-1", "x"}, "must not be negative"},
 		{[]string{"-json", "-fail", "bogus", "x"}, "invalid value"},

@@ -37,9 +37,9 @@ The default -procs is 1..CPUs and 2×CPUs (on 2 CPUs: 1,2,4). Each child runs
 in its own process group, killed with it on -timeout, on Ctrl-C and when its
 run ends. -load accepts loopback URLs only.`
 
-const sweepExamples = `  schedoctor sweep -runs 5 -metric 'ops/s=ops/s ([0-9.]+)' -- ./cpubound -work 400
+const sweepExamples = `  schedoctor sweep -runs 5 -metric 'ops/s=ops/s ([0-9.]+)' -- ./cpubound -work 4000
   schedoctor sweep -procs 1..8 -- go test -run '^$' -bench BenchmarkHash -benchtime 2000x ./hash
-  schedoctor sweep -procs 1,2,4 -load http://127.0.0.1:8391/ -rate 2000 -duration 5s -- ./httpserver -duration 1m
+  schedoctor sweep -procs 1,2,4 -load http://127.0.0.1:8391/ -rate 500 -duration 5s -- ./httpserver -addr 127.0.0.1:8391 -duration 1m
   schedoctor sweep -json -keep-going -timeout 2m -- ./mybench`
 
 func runSweep(ctx context.Context, e *Env, args []string) int {
@@ -52,7 +52,7 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 	var metrics metricsFlag
 	fs.Var(&metrics, "metric", "read `NAME=REGEXP` from CMD's output: the first group of the last matching line; repeatable; the first is the knee metric")
 	var better betterFlag
-	fs.Var(&better, "better", "which way the knee metric improves: `auto`, higher or lower (auto: higher for -metric and /s units, else lower)")
+	fs.Var(&better, "better", "which `way` the knee metric improves: auto, higher or lower (auto: higher for -metric and /s units, else lower)")
 	var tol percentFlag = 5
 	fs.Var(&tol, "tolerance", "the knee is the smallest GOMAXPROCS within this `percent` of the best")
 	timeout := fs.Duration("timeout", 10*time.Minute, "kill a run (its whole process group) after this `duration`")
@@ -60,7 +60,7 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 	seed := fs.Uint64("seed", 0, "`seed` of the interleaved order; 0 picks one from the clock (the report shows it)")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	loadURL := fs.String("load", "", "load mode: send HTTP GETs to this loopback `URL` while CMD runs; the knee metric is p99 latency")
-	rate := fs.Float64("rate", 0, "load mode: requests per `second`, sent open-loop")
+	rate := fs.Float64("rate", 0, "load mode: send `R` requests per second, open-loop")
 	loadDur := fs.Duration("duration", 5*time.Second, "load mode: how long to send at each run")
 	inflight := fs.Int("max-inflight", 512, "load mode: requests outstanding at most")
 	ready := fs.Duration("ready-timeout", 10*time.Second, "load mode: how long CMD may take to accept connections")

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "trace", short: "find scheduler waste in an execution trace (runtime/trace), streamed", order: 30, run: runTrace})
+	register(&command{name: "trace", short: "latency, P use, migrations, syscalls, GC in an execution trace, streamed (SD301–SD309)", order: 30, run: runTrace})
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {

@@ -24,7 +24,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "busyselect",
 	Doc:        analysisutil.MustExtractDoc(doc, "busyselect"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD101.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -36,7 +36,7 @@ func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	ins.WithStack([]ast.Node{(*ast.SelectStmt)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if push {
+		if push && !analysisutil.IsTestFile(pass, n.Pos()) {
 			check(pass, res, n.(*ast.SelectStmt), stack)
 		}
 		return true
@@ -77,20 +77,22 @@ func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack
 		return
 	}
 
+	var own astutil.Effects // the default's own, for the message
+	own.Scan(info, def, nil)
 	reason := "neither blocks nor leaves the loop"
 	ev := []finding.Evidence{
-		{Label: "loop line", Value: analysisutil.Line(pass, f.Pos()), Unit: "line"},
-		{Label: "cases besides default", Value: float64(len(sel.Body.List) - 1), Unit: "cases"},
-		{Label: "statements in default", Value: float64(len(def.Body)), Unit: "statements"},
+		{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
+		{Label: "select cases besides default", Value: float64(len(sel.Body.List) - 1)},
+		{Label: "statements in the default", Value: float64(len(def.Body))},
 	}
 	switch {
-	case len(eff.Sleeps) > 0:
-		d := eff.Sleeps[0]
+	case len(own.Sleeps) > 0:
+		d := own.Sleeps[0]
 		reason = fmt.Sprintf("sleeps only %v, too short to wait", d)
 		ev = append(ev, finding.Evidence{Label: "sleep", Value: float64(d) / float64(time.Microsecond), Unit: "µs"})
-	case eff.Yields > 0:
+	case own.Yields > 0:
 		reason = "only yields with runtime.Gosched, which does not block"
-		ev = append(ev, finding.Evidence{Label: "runtime.Gosched calls", Value: float64(eff.Yields), Unit: "calls"})
+		ev = append(ev, finding.Evidence{Label: "runtime.Gosched calls in the default", Value: float64(own.Yields)})
 	case len(def.Body) == 0:
 		reason = "is empty"
 	}

@@ -10,7 +10,9 @@ import (
 )
 
 func Test(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), busyselect.Analyzer, "SD101", false, "busyselect"); n == 0 {
-		t.Error("no diagnostics")
-	}
+	diags := linttest.Run(t, analysistest.TestData(), busyselect.Analyzer, "SD101", false, "busyselect")
+	linttest.WantEvidence(t, diags, "sleep", 100) // const tiny = tm.Millisecond / 10, in µs
+	linttest.WantEvidence(t, diags, "sleep", 5)
+	linttest.WantEvidence(t, diags, "runtime.Gosched calls in the default", 1)
+	linttest.WantEvidence(t, diags, "statements in the default", 2) // idle++; count.Add(1)
 }

@@ -30,7 +30,8 @@
 // The analyzer reports a call of runtime.NumGoroutine whose value (directly,
 // or through a local variable assigned from it) is the condition of a for
 // loop, or decides an if or switch one of whose branches starts a goroutine
-// (go statement), sleeps, or continues or breaks a loop. It stays silent
+// (go statement), sleeps, or continues or breaks a loop that starts
+// goroutines or sleeps. It stays silent
 // when the count is only logged, exported as a metric, returned or compared
 // in a branch that does none of these, and in _test.go files, where counting
 // goroutines to find leaks is the idiom.

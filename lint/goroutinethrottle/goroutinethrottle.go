@@ -25,7 +25,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "goroutinethrottle",
 	Doc:        analysisutil.MustExtractDoc(doc, "goroutinethrottle"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD103.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -76,7 +76,7 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, body *
 		if what == "" {
 			continue
 		}
-		ev := []finding.Evidence{{Label: "condition line", Value: analysisutil.Line(pass, cond.Pos()), Unit: "line"}}
+		ev := []finding.Evidence{{Label: "condition at line", Value: analysisutil.Line(pass, cond.Pos())}}
 		if limit, ok := limitOf(pass.TypesInfo, use, parents); ok {
 			ev = append(ev, finding.Evidence{Label: "goroutine limit", Value: limit, Unit: "goroutines"})
 		}
@@ -149,17 +149,51 @@ func controls(info *types.Info, use ast.Expr, parents map[ast.Node]ast.Node) (st
 	default:
 		return "", nil
 	}
+	waits := loopWaitsOrSpawns(info, parent, parents)
 	for _, b := range branches {
-		if what := branchAction(info, b); what != "" {
+		if what := branchAction(info, b, waits); what != "" {
 			return what, cond
 		}
 	}
 	return "", nil
 }
 
-// branchAction says whether a branch decided by the count spawns, sleeps or
-// continues or breaks a loop.
-func branchAction(info *types.Info, b ast.Node) string {
+// loopWaitsOrSpawns reports whether the loop around stmt starts goroutines
+// or sleeps: then a continue or break decided by the count throttles it. A
+// monitoring loop that only skips an alert below a count does neither.
+func loopWaitsOrSpawns(info *types.Info, stmt ast.Node, parents map[ast.Node]ast.Node) bool {
+	var body *ast.BlockStmt
+	for n := parents[stmt]; n != nil && body == nil; n = parents[n] {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt:
+			body = n.Body
+		case *ast.RangeStmt:
+			body = n.Body
+		}
+	}
+	if body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.GoStmt:
+			found = true
+		case *ast.CallExpr:
+			found = found || astutil.ClassifyCall(info, n) == astutil.Sleep
+		}
+		return !found
+	})
+	return found
+}
+
+// branchAction says whether a branch decided by the count spawns, sleeps,
+// or (when loopWaits) continues or breaks the loop.
+func branchAction(info *types.Info, b ast.Node, loopWaits bool) string {
 	what := ""
 	ast.Inspect(b, func(n ast.Node) bool {
 		if what != "" {
@@ -175,7 +209,7 @@ func branchAction(info *types.Info, b ast.Node) string {
 				what = "waiting depends on"
 			}
 		case *ast.BranchStmt:
-			if n.Tok == token.CONTINUE || n.Tok == token.BREAK {
+			if loopWaits && (n.Tok == token.CONTINUE || n.Tok == token.BREAK) {
 				what = "a loop waits on"
 			}
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func Test(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), goroutinethrottle.Analyzer, "SD103", false, "goroutinethrottle"); n == 0 {
-		t.Error("no diagnostics")
-	}
+	diags := linttest.Run(t, analysistest.TestData(), goroutinethrottle.Analyzer, "SD103", false, "goroutinethrottle")
+	linttest.WantEvidence(t, diags, "goroutine limit", 8)  // const limit
+	linttest.WantEvidence(t, diags, "goroutine limit", 16) // 2*limit
 }

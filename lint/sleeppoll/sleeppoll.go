@@ -24,7 +24,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "sleeppoll",
 	Doc:        analysisutil.MustExtractDoc(doc, "sleeppoll"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD102.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -39,7 +39,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if push {
+		if push && !analysisutil.IsTestFile(pass, n.Pos()) {
 			check(pass, res, n.(*ast.CallExpr), stack)
 		}
 		return true
@@ -49,7 +49,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack []ast.Node) {
 	info := pass.TypesInfo
-	if astutil.ClassifyCall(info, call) != astutil.Sleep {
+	if astutil.ClassifyCall(info, call) != astutil.Sleep || len(call.Args) != 1 {
 		return
 	}
 	d, ok := astutil.ConstDuration(info, call.Args[0])
@@ -81,7 +81,7 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack 
 		[]finding.Evidence{
 			{Label: "sleep", Value: us, Unit: "µs"},
 			{Label: "threshold", Value: float64(astutil.PollThreshold / time.Microsecond), Unit: "µs"},
-			{Label: "loop line", Value: analysisutil.Line(pass, f.Pos()), Unit: "line"},
+			{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
 		})
 }
 

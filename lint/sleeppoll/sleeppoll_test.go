@@ -10,7 +10,9 @@ import (
 )
 
 func Test(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), sleeppoll.Analyzer, "SD102", false, "sleeppoll", "notime"); n == 0 {
-		t.Error("no diagnostics")
-	}
+	diags := linttest.Run(t, analysistest.TestData(), sleeppoll.Analyzer, "SD102", false, "sleeppoll", "notime")
+	linttest.WantEvidence(t, diags, "sleep", 5)
+	linttest.WantEvidence(t, diags, "sleep", 100)     // const poll = clock.Millisecond / 10
+	linttest.WantEvidence(t, diags, "sleep", 999.999) // 999999ns
+	linttest.WantEvidence(t, diags, "threshold", 1000)
 }

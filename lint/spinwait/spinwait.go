@@ -24,7 +24,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "spinwait",
 	Doc:        analysisutil.MustExtractDoc(doc, "spinwait"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD106.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -49,12 +49,7 @@ func check(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, stack []as
 	if astutil.IsCounted(info, f) {
 		return
 	}
-	loop := astutil.Loop{Stmt: f, Index: len(stack) - 1}
-	if len(stack) > 1 {
-		if l, ok := stack[len(stack)-2].(*ast.LabeledStmt); ok {
-			loop.Label, _ = info.Defs[l.Label].(*types.Label)
-		}
-	}
+	loop := astutil.LoopAt(info, stack, len(stack)-1)
 	s := spin{info: info, loop: loop, incs: map[types.Object]int{}}
 	if f.Cond != nil {
 		s.waits(f.Cond)
@@ -83,9 +78,9 @@ func check(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, stack []as
 	analysisutil.Report(pass, res, rule, f,
 		fmt.Sprintf("loop spins %s, holding a core%s; block on a channel, sync.Cond or WaitGroup instead", what, note),
 		[]finding.Evidence{
-			{Label: "runtime.Gosched calls per iteration", Value: float64(s.yields), Unit: "calls"},
-			{Label: "blocking operations in the loop", Value: 0, Unit: "operations"},
-			{Label: "statements in the loop body", Value: float64(len(f.Body.List)), Unit: "statements"},
+			{Label: "runtime.Gosched calls per iteration", Value: float64(s.yields)},
+			{Label: "blocking operations in the loop", Value: 0},
+			{Label: "statements in the loop body", Value: float64(len(f.Body.List))},
 		})
 }
 

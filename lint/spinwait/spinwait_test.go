@@ -10,7 +10,8 @@ import (
 )
 
 func Test(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), spinwait.Analyzer, "SD106", false, "spinwait"); n == 0 {
-		t.Error("no diagnostics")
-	}
+	diags := linttest.Run(t, analysistest.TestData(), spinwait.Analyzer, "SD106", false, "spinwait")
+	linttest.WantEvidence(t, diags, "runtime.Gosched calls per iteration", 1)
+	linttest.WantEvidence(t, diags, "runtime.Gosched calls per iteration", 0)
+	linttest.WantEvidence(t, diags, "statements in the loop body", 2) // spins++; runtime.Gosched()
 }

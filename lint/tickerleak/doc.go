@@ -34,9 +34,11 @@
 // before 1.23; it is silent at 1.23 and later and when the module is not
 // known (GOPATH mode). It reports time.NewTicker when the ticker is
 // assigned to a local variable that is only read for its C field or Reset,
-// never stopped, returned, passed on or stored; or when only its C field
-// is kept (time.NewTicker(d).C). It reports time.Tick in functions that
-// can return, except main, init and _test.go files: a function that ends
-// in a loop it never leaves holds its ticker for the life of the program.
+// never stopped, returned, passed on or stored, in a function that can
+// return; or when only its C field is kept (time.NewTicker(d).C). It
+// reports time.Tick in functions that can return, except main and init.
+// A function that ends in a loop it never leaves (for {}, or a range over
+// a channel) holds its ticker for the life of the program. _test.go files
+// are not checked.
 // time.NewTimer is not reported: a timer leaves the heap when it fires.
 package tickerleak

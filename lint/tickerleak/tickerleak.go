@@ -26,7 +26,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "tickerleak",
 	Doc:        analysisutil.MustExtractDoc(doc, "tickerleak"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD105.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -50,10 +50,10 @@ func run(pass *analysis.Pass) (any, error) {
 	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
 		call := n.(*ast.CallExpr)
 		fn := analysisutil.Callee(pass.TypesInfo, call)
-		if !push || !analysisutil.IsFunc(fn, "time", "NewTicker", "Tick") {
+		if !push || !analysisutil.IsFunc(fn, "time", "NewTicker", "Tick") || len(call.Args) != 1 || analysisutil.IsTestFile(pass, call.Pos()) {
 			return true
 		}
-		ev := []finding.Evidence{{Label: "module go version", Value: float64(minor), Unit: "1.x"}}
+		ev := []finding.Evidence{{Label: "module go line, minor version", Value: float64(minor)}}
 		if d, ok := astutil.ConstDuration(pass.TypesInfo, call.Args[0]); ok {
 			ev = append(ev, finding.Evidence{Label: "period", Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
 		}
@@ -91,7 +91,8 @@ func moduleGoVersion(pass *analysis.Pass) string {
 // neverStopped reports whether the ticker that call makes is dropped
 // without Stop: only its C is kept, or it is assigned to a local variable
 // whose every use reads C or calls Reset. Any other use (Stop, return,
-// argument, assignment, a struct field) lets it escape or be stopped.
+// argument, assignment, a struct field) lets it escape or be stopped; a
+// function that never returns keeps it for the life of the program.
 func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
 	var id *ast.Ident
 	switch p := stack[len(stack)-2].(type) {
@@ -111,8 +112,8 @@ func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
 	}
 	v, _ := info.ObjectOf(id).(*types.Var)
 	body := astutil.EnclosingFunc(stack)
-	if v == nil || body == nil || v.Parent() == v.Pkg().Scope() {
-		return false
+	if v == nil || body == nil || v.Parent() == v.Pkg().Scope() || endless(info, body) {
+		return false // an endless function needs its ticker for life
 	}
 	parents := astutil.Parents(body)
 	stopped := false
@@ -131,12 +132,9 @@ func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
 }
 
 // tickLeaks reports whether a time.Tick in the function at the top of
-// stack can outlive it: not in main or init, not in a test file, not in a
-// function that ends in a loop it never leaves.
+// stack can outlive it: not in main or init, not in a function that ends
+// in a loop it never leaves.
 func tickLeaks(pass *analysis.Pass, stack []ast.Node) bool {
-	if analysisutil.IsTestFile(pass, stack[len(stack)-1].Pos()) {
-		return false
-	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		switch f := stack[i].(type) {
 		case *ast.FuncDecl:
@@ -153,7 +151,7 @@ func tickLeaks(pass *analysis.Pass, stack []ast.Node) bool {
 
 // endless reports whether a function body never returns: it holds no
 // return statement and ends in a for loop without condition, or a range
-// loop, that nothing leaves.
+// over a channel (a ticker's never closes), that nothing leaves.
 func endless(info *types.Info, body *ast.BlockStmt) bool {
 	if body == nil || len(body.List) == 0 {
 		return false
@@ -183,6 +181,13 @@ func endless(info *types.Info, body *ast.BlockStmt) bool {
 			return false
 		}
 	case *ast.RangeStmt:
+		t := info.TypeOf(s.X)
+		if t == nil {
+			return false
+		}
+		if _, ok := t.Underlying().(*types.Chan); !ok {
+			return false // a slice, a map or a number runs out
+		}
 	default:
 		return false
 	}

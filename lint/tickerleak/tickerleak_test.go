@@ -13,23 +13,23 @@ import (
 // TestGo122 lints a module whose go line is 1.22: leaks are reported.
 func TestGo122(t *testing.T) {
 	dir := filepath.Join(analysistest.TestData(), "go122")
-	if n := linttest.Run(t, dir, tickerleak.Analyzer, "SD105", false, "./..."); n == 0 {
-		t.Error("no diagnostics in a go 1.22 module")
-	}
+	diags := linttest.Run(t, dir, tickerleak.Analyzer, "SD105", false, "./...")
+	linttest.WantEvidence(t, diags, "module go line, minor version", 22)
+	linttest.WantEvidence(t, diags, "period", 1000)
 }
 
 // TestGo123 lints the same code in a go 1.23 module: the runtime collects
 // unreferenced tickers there, so nothing is reported.
 func TestGo123(t *testing.T) {
 	dir := filepath.Join(analysistest.TestData(), "go123")
-	if n := linttest.Run(t, dir, tickerleak.Analyzer, "SD105", false, "./..."); n != 0 {
-		t.Errorf("%d diagnostics in a go 1.23 module, want none", n)
+	if diags := linttest.Run(t, dir, tickerleak.Analyzer, "SD105", false, "./..."); len(diags) != 0 {
+		t.Errorf("%d diagnostics in a go 1.23 module, want none", len(diags))
 	}
 }
 
 // TestNoModule lints in GOPATH mode, where the go line is unknown.
 func TestNoModule(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), tickerleak.Analyzer, "SD105", false, "nomodule"); n != 0 {
-		t.Errorf("%d diagnostics without a module, want none", n)
+	if diags := linttest.Run(t, analysistest.TestData(), tickerleak.Analyzer, "SD105", false, "nomodule"); len(diags) != 0 {
+		t.Errorf("%d diagnostics without a module, want none", len(diags))
 	}
 }

@@ -25,7 +25,7 @@ var doc string
 var Analyzer = &analysis.Analyzer{
 	Name:       "timerloop",
 	Doc:        analysisutil.MustExtractDoc(doc, "timerloop"),
-	URL:        "https://github.com/schedoctor/schedoctor/blob/main/docs/rules/SD104.md",
+	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
@@ -40,7 +40,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if push {
+		if push && !analysisutil.IsTestFile(pass, n.Pos()) {
 			check(pass, res, n.(*ast.CallExpr), stack)
 		}
 		return true
@@ -51,7 +51,7 @@ func run(pass *analysis.Pass) (any, error) {
 func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack []ast.Node) {
 	info := pass.TypesInfo
 	fn := analysisutil.Callee(info, call)
-	if !analysisutil.IsFunc(fn, "time", "After", "NewTimer", "Tick", "Sleep") {
+	if !analysisutil.IsFunc(fn, "time", "After", "NewTimer", "Tick", "Sleep") || len(call.Args) != 1 {
 		return
 	}
 	loop, ok := astutil.EnclosingLoop(info, stack)
@@ -59,7 +59,7 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack 
 		return
 	}
 	d, isConst := astutil.ConstDuration(info, call.Args[0])
-	ev := []finding.Evidence{{Label: "loop line", Value: analysisutil.Line(pass, loop.Stmt.Pos()), Unit: "line"}}
+	ev := []finding.Evidence{{Label: "loop at line", Value: analysisutil.Line(pass, loop.Stmt.Pos())}}
 	if isConst {
 		ev = append(ev, finding.Evidence{Label: "duration", Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
 	}
@@ -80,6 +80,8 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack 
 	case name == "Tick":
 		analysisutil.Report(pass, res, rule, call,
 			"time.Tick in a loop starts a new ticker every iteration that is never stopped; make one time.Ticker before the loop", ev)
+	case !invariant(info, call.Args[0], loop):
+		return // a duration computed per iteration: backoff, jitter
 	case name == "After":
 		if sel := selectReceiving(stack, call); sel != nil && mayContinue(info, sel, loop, call) {
 			analysisutil.Report(pass, res, rule, call,
@@ -91,6 +93,44 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack 
 				"time.NewTimer in a loop makes a new timer every iteration; make one before the loop and Reset it", ev)
 		}
 	}
+}
+
+// invariant reports whether the duration e is the same on every iteration
+// of loop: it calls nothing (conversions aside) and reads no variable
+// declared or assigned in the loop.
+func invariant(info *types.Info, e ast.Expr, loop astutil.Loop) bool {
+	assigned := map[types.Object]bool{}
+	ast.Inspect(loop.Stmt, func(n ast.Node) bool {
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		}
+		for _, l := range lhs {
+			if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+				assigned[info.ObjectOf(id)] = true
+			}
+		}
+		return true
+	})
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv, isConv := info.Types[n.Fun]; !isConv || !tv.IsType() {
+				ok = false
+			}
+		case *ast.Ident:
+			if v, isVar := info.Uses[n].(*types.Var); isVar &&
+				(assigned[v] || loop.Stmt.Pos() <= v.Pos() && v.Pos() < loop.Stmt.End()) {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // inDefault reports whether the path holds a select's default clause.

@@ -10,7 +10,8 @@ import (
 )
 
 func Test(t *testing.T) {
-	if n := linttest.Run(t, analysistest.TestData(), timerloop.Analyzer, "SD104", true, "timerloop", "timershadow"); n == 0 {
-		t.Error("no diagnostics")
-	}
+	diags := linttest.Run(t, analysistest.TestData(), timerloop.Analyzer, "SD104", true, "timerloop", "timershadow")
+	linttest.WantEvidence(t, diags, "duration", 50) // const window = 50 * time.Millisecond
+	linttest.WantEvidence(t, diags, "duration", 0)
+	linttest.WantEvidence(t, diags, "duration", -0.000001) // const none = -time.Nanosecond
 }

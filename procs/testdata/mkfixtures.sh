@@ -17,6 +17,18 @@ environ() { # dir vars...
 }
 online() { w $1/sys/devices/system/cpu/online "$2\n"; }
 psi() { w $1 "some avg10=$2 avg60=$3 avg300=$4 total=$5\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"; }
+v2stat() { # file usage_usec nr_periods nr_throttled throttled_usec
+  w $1 "usage_usec $2\nuser_usec $(($2 * 7 / 8))\nsystem_usec $(($2 / 8))\nnice_usec 0\nnr_periods $3\nnr_throttled $4\nthrottled_usec $5\nnr_bursts 0\nburst_usec 0\n"
+}
+v2ctr() { # dir name cpus_allowed(hex) list online cpu.max memory.max: a container in its own cgroup namespace
+  w $1/$P/mountinfo "$CTRMI"
+  w $1/$P/cgroup "0::/\n"
+  status $1 $2 $3 $4
+  online $1 $5
+  w $1/sys/fs/cgroup/cgroup.controllers "cpuset cpu io memory hugetlb pids rdma misc\n"
+  w $1/sys/fs/cgroup/cpu.max "$6\n"
+  w $1/sys/fs/cgroup/memory.max "$7\n"
+}
 
 HOSTMI="22 28 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw
 23 28 0:22 / /proc rw,nosuid,nodev,noexec,relatime shared:13 - proc proc rw
@@ -53,7 +65,7 @@ w $cg/cpu.stat "usage_usec 912837465\nuser_usec 701234567\nsystem_usec 211602898
 psi $cg/cpu.pressure 0.00 0.12 0.31 48211923
 w $cg/system.slice/cpu.max "max 100000\n"
 w $cg/system.slice/api.service/cpu.max "max 100000\n"
-w $cg/system.slice/api.service/cpu.stat "usage_usec 48211920\nuser_usec 40100222\nsystem_usec 8111698\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/system.slice/api.service/cpu.stat 48211920 0 0 0
 psi $cg/system.slice/api.service/cpu.pressure 0.00 0.04 0.02 1022811
 w $cg/system.slice/api.service/memory.max "max\n"
 w $cg/system.slice/memory.max "max\n"
@@ -88,18 +100,12 @@ w $cg/memory/memory.limit_in_bytes "536870912\n"
 # 3. v2-quota: a Kubernetes container (cgroup namespace) with limits.cpu 1500m,
 # a Go 1.26 binary and GOMEMLIMIT set: healthy.
 d=$T/v2-quota
-w $d/$P/mountinfo "$CTRMI"
-w $d/$P/cgroup "0::/\n"
-status $d server ff 0-7
+v2ctr $d server ff 0-7 0-7 "150000 100000" 1073741824
 environ $d PATH=/usr/local/bin:/usr/bin:/bin HOSTNAME=api-7c9d5b8f6-x2k4q GOMEMLIMIT=920MiB KUBERNETES_SERVICE_HOST=10.96.0.1
-online $d 0-7
 cg=$d/sys/fs/cgroup
-w $cg/cgroup.controllers "cpuset cpu io memory hugetlb pids rdma misc\n"
-w $cg/cpu.max "150000 100000\n"
-w $cg/cpu.stat "usage_usec 733912004\nuser_usec 612003114\nsystem_usec 121908890\nnice_usec 0\nnr_periods 41210\nnr_throttled 187\nthrottled_usec 2411876\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/cpu.stat 733912004 41210 187 2411876
 psi $cg/cpu.pressure 0.31 0.44 0.40 3912005
 w $cg/cpuset.cpus.effective "0-7\n"
-w $cg/memory.max "1073741824\n"
 
 # 4. v2-nested: seen from the node (no cgroup namespace): the pod's slice is
 # limited to 1 CPU (pod-level resources), the container to nothing; Go 1.26.
@@ -118,61 +124,42 @@ psi $cg/cpu.pressure 1.02 0.88 0.91 99120551
 w $cg/kubepods.slice/cpu.max "max 100000\n"
 w $cg/kubepods.slice/kubepods-burstable.slice/cpu.max "max 100000\n"
 w $cg/$POD/cpu.max "100000 100000\n"
-w $cg/$POD/cpu.stat "usage_usec 402119876\nuser_usec 351002117\nsystem_usec 51117759\nnice_usec 0\nnr_periods 9811\nnr_throttled 1904\nthrottled_usec 171442009\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/$POD/cpu.stat 402119876 9811 1904 171442009
 w $cg/$POD/$CTR/cpu.max "max 100000\n"
-w $cg/$POD/$CTR/cpu.stat "usage_usec 401998120\nuser_usec 350911002\nsystem_usec 51087118\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/$POD/$CTR/cpu.stat 401998120 0 0 0
 psi $cg/$POD/$CTR/cpu.pressure 2.10 3.05 2.77 88120554
 w $cg/$POD/$CTR/memory.max "1073741824\n"
 
 # 5. cpuset-only: docker run --cpuset-cpus=2-3 on a 16-CPU host, cgroup2, no
 # quota; a Go 1.22 binary: the affinity count is right, the runtime is old.
 d=$T/cpuset-only
-ID=4b1e77a09c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f
-w $d/$P/mountinfo "$CTRMI"
-w $d/$P/cgroup "0::/\n"
-status $d ingest c 2-3
+v2ctr $d ingest c 2-3 0-15 "max 100000" 4294967296
 environ $d PATH=/usr/local/bin:/usr/bin:/bin HOSTNAME=4b1e77a09c2d GOMEMLIMIT=3GiB
-online $d 0-15
 cg=$d/sys/fs/cgroup
-w $cg/cgroup.controllers "cpuset cpu io memory hugetlb pids rdma misc\n"
-w $cg/cpu.max "max 100000\n"
-w $cg/cpu.stat "usage_usec 81233009\nuser_usec 70111234\nsystem_usec 11121775\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/cpu.stat 81233009 0 0 0
 w $cg/cpuset.cpus "2-3\n"
 w $cg/cpuset.cpus.effective "2-3\n"
 psi $cg/cpu.pressure 0.00 0.00 0.00 10442
-w $cg/memory.max "4294967296\n"
 
 # 6. no-limit: a container with no CPU or memory limit on 4 CPUs, but
 # GOMAXPROCS=1 in its environment (a leftover from a benchmark).
 d=$T/no-limit
-w $d/$P/mountinfo "$CTRMI"
-w $d/$P/cgroup "0::/\n"
-status $d api f 0-3
+v2ctr $d api f 0-3 0-3 "max 100000" max
 environ $d PATH=/usr/local/bin:/usr/bin:/bin HOSTNAME=api-6d4f8b7c9-7jw2x GOMAXPROCS=1
-online $d 0-3
 cg=$d/sys/fs/cgroup
-w $cg/cgroup.controllers "cpuset cpu io memory hugetlb pids rdma misc\n"
-w $cg/cpu.max "max 100000\n"
-w $cg/cpu.stat "usage_usec 9120331\nuser_usec 8001234\nsystem_usec 1119097\nnice_usec 0\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/cpu.stat 9120331 0 0 0
 w $cg/cpuset.cpus.effective "0-3\n"
 psi $cg/cpu.pressure 0.00 0.02 0.01 22013
-w $cg/memory.max "max\n"
 
 # 7. throttled: limits.cpu 2500m, a Go 1.24 binary that links automaxprocs
 # (GOMAXPROCS 2), heavily throttled, CPU pressure high.
 d=$T/throttled
-w $d/$P/mountinfo "$CTRMI"
-w $d/$P/cgroup "0::/\n"
-status $d checkout ff 0-7
+v2ctr $d checkout ff 0-7 0-7 "250000 100000" 2147483648
 environ $d PATH=/usr/local/bin:/usr/bin:/bin HOSTNAME=checkout-77b9d8c5f-ph4rt GOMEMLIMIT=1800MiB
-online $d 0-7
 cg=$d/sys/fs/cgroup
-w $cg/cgroup.controllers "cpuset cpu io memory hugetlb pids rdma misc\n"
-w $cg/cpu.max "250000 100000\n"
-w $cg/cpu.stat "usage_usec 9912004511\nuser_usec 8700112345\nsystem_usec 1211892166\nnice_usec 0\nnr_periods 52000\nnr_throttled 13400\nthrottled_usec 402118776\nnr_bursts 0\nburst_usec 0\n"
+v2stat $cg/cpu.stat 9912004511 52000 13400 402118776
 psi $cg/cpu.pressure 41.22 35.10 28.90 1801224567
 w $cg/cpuset.cpus.effective "0-7\n"
-w $cg/memory.max "2147483648\n"
 
 # 8. hybrid: this build machine's layout (cgroup v1 controllers plus the
 # unified hierarchy at /sys/fs/cgroup/unified), a container limited to

@@ -33,8 +33,9 @@ type Class struct {
 	// leaf first: the user line that led to the sample. Zero when the stack
 	// has none (scheduler work on g0, background GC workers).
 	User Frame
-	// Hints is the set of Hints entries (as bits of HintBits) the sample's
-	// runtime part holds: the user frame called time.Sleep, a go statement...
+	// hints has a bit per cause whose Hints frames the sample's runtime
+	// part holds (the user frame called time.Sleep, a go statement...);
+	// read it with HintCauses and HintsFor.
 	hints uint64
 }
 

@@ -142,16 +142,23 @@ func startGrandchild(t *testing.T, arg string) (*Process, *syncBuffer) {
 	return p, out
 }
 
-func TestNoOrphanWhenChildExits(t *testing.T) {
-	p, out := startGrandchild(t, "")
-	if _, err := p.Wait(context.Background(), time.Minute); err != nil {
-		t.Fatal(err)
-	}
+// assertGrandchildGone reads the grandchild's pid the child printed and
+// asserts it is gone.
+func assertGrandchildGone(t *testing.T, out *syncBuffer) {
+	t.Helper()
 	pid, err := strconv.Atoi(strings.TrimSpace(out.String()))
 	if err != nil {
 		t.Fatalf("child printed %q", out.String())
 	}
 	assertGone(t, pid)
+}
+
+func TestNoOrphanWhenChildExits(t *testing.T) {
+	p, out := startGrandchild(t, "")
+	if _, err := p.Wait(context.Background(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	assertGrandchildGone(t, out)
 }
 
 func TestTimeoutKillsTheGroup(t *testing.T) {
@@ -161,11 +168,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	if !errors.As(err, &ee) || !strings.Contains(ee.Reason, "timed out after 500ms") {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
-	pid, perr := strconv.Atoi(strings.TrimSpace(out.String()))
-	if perr != nil {
-		t.Fatalf("child printed %q", out.String())
-	}
-	assertGone(t, pid)
+	assertGrandchildGone(t, out)
 }
 
 func TestCancelKillsTheGroup(t *testing.T) {
@@ -182,8 +185,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	if !errors.As(err, &ee) || !strings.Contains(ee.Reason, "context canceled") {
 		t.Fatalf("err = %v, want a cancellation", err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(out.String()))
-	assertGone(t, pid)
+	assertGrandchildGone(t, out)
 }
 
 func TestStopIsNotAnError(t *testing.T) {
@@ -199,8 +201,7 @@ func TestStopIsNotAnError(t *testing.T) {
 	if u.Signal != "terminated" {
 		t.Errorf("signal = %q, want terminated", u.Signal)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(out.String()))
-	assertGone(t, pid)
+	assertGrandchildGone(t, out)
 }
 
 // BenchmarkReadSchedstat is the sampler's cost per sample: reading every

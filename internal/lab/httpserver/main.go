@@ -1,9 +1,11 @@
 // Httpserver is a healthy control for schedoctor sweep's load mode: an HTTP
-// server on a loopback address (-addr, or $LAB_ADDR) whose handler spends
-// about -work hashes of CPU per request (200 hashes is about 50µs here).
-// Under a fixed request rate near one CPU's capacity, its tail latency at
-// GOMAXPROCS=1 shows requests queueing for the one P. It serves until
-// -duration ends, then shuts down. Both twins are the same program.
+// server on a loopback address (-addr, or $LAB_ADDR; sweep -load needs one
+// of them, so that it knows where to send) whose handler spends -work
+// SHA-256 hashes of CPU per request (a hash takes about 80ns here, so the
+// default 200 is about 16µs). Under a fixed request rate near the capacity
+// of one CPU, its tail latency at GOMAXPROCS=1 shows requests queueing for
+// the one P. It serves until -duration ends, then shuts down. Both twins
+// are the same program.
 package main
 
 import (
@@ -22,7 +24,7 @@ import (
 )
 
 var (
-	addr = flag.String("addr", "", "loopback `host:port` to serve on (default $LAB_ADDR, else 127.0.0.1:8391)")
+	addr = flag.String("addr", "", "loopback `host:port` to serve on (default $LAB_ADDR, else a free port on 127.0.0.1)")
 	work = flag.Int("work", 200, "SHA-256 hashes per request")
 )
 
@@ -42,7 +44,7 @@ func serve(ctx context.Context) {
 		a = os.Getenv("LAB_ADDR")
 	}
 	if a == "" {
-		a = "127.0.0.1:8391"
+		a = "127.0.0.1:0" // the lab tests run it alone: any free port
 	}
 	host, _, err := net.SplitHostPort(a)
 	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {

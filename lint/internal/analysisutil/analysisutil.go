@@ -107,6 +107,9 @@ func IsMethod(fn *types.Func, pkgPath, typ string, names ...string) bool {
 }
 
 // IsTestFile reports whether the file holding pos is a _test.go file.
+// Every schedoctor analyzer skips them: tests spin, poll, leak tickers and
+// make timers in loops on purpose, to exercise the scheduler and the
+// runtime, and findings there would be noise.
 func IsTestFile(pass *analysis.Pass, pos token.Pos) bool {
 	return strings.HasSuffix(pass.Fset.File(pos).Name(), "_test.go")
 }

@@ -62,15 +62,21 @@ func EnclosingLoop(info *types.Info, stack []ast.Node) (loop Loop, ok bool) {
 		default:
 			continue
 		}
-		loop = Loop{Stmt: stack[i].(ast.Stmt), Index: i}
-		if i > 0 {
-			if l, ok := stack[i-1].(*ast.LabeledStmt); ok {
-				loop.Label, _ = info.Defs[l.Label].(*types.Label)
-			}
-		}
-		return loop, true
+		return LoopAt(info, stack, i), true
 	}
 	return Loop{}, false
+}
+
+// LoopAt returns the loop stack[i], a for or range statement, with the
+// label of the statement that holds it, if any.
+func LoopAt(info *types.Info, stack []ast.Node, i int) Loop {
+	loop := Loop{Stmt: stack[i].(ast.Stmt), Index: i}
+	if i > 0 {
+		if l, ok := stack[i-1].(*ast.LabeledStmt); ok {
+			loop.Label, _ = info.Defs[l.Label].(*types.Label)
+		}
+	}
+	return loop
 }
 
 // IsCounted reports whether a for loop counts its way to the end: it has a
@@ -252,7 +258,12 @@ func (e *Effects) Scan(info *types.Info, n ast.Node, skip func(ast.Node) bool) {
 				e.MayBlock = true
 			}
 		case *ast.RangeStmt:
-			switch info.TypeOf(n.X).Underlying().(type) {
+			t := info.TypeOf(n.X)
+			if t == nil {
+				e.MayBlock = true
+				break
+			}
+			switch t.Underlying().(type) {
 			case *types.Chan, *types.Signature:
 				e.MayBlock = true
 			}
@@ -267,6 +278,10 @@ func (e *Effects) Scan(info *types.Info, n ast.Node, skip func(ast.Node) bool) {
 			case Exit:
 				e.Exits++
 			case Sleep:
+				if len(n.Args) != 1 {
+					e.MayBlock = true
+					break
+				}
 				d, ok := ConstDuration(info, n.Args[0])
 				if !ok || d >= PollThreshold {
 					e.MayBlock = true

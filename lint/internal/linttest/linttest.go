@@ -5,6 +5,7 @@
 package linttest
 
 import (
+	"go/token"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -13,16 +14,23 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
+// Diagnostic is a reported diagnostic with its evidence, by label.
+type Diagnostic struct {
+	Pos      token.Position
+	Message  string
+	Evidence map[string]float64
+}
+
 // Run is analysistest.Run (or RunWithSuggestedFixes when fixes is set)
-// plus the contract checks. It returns the number of diagnostics, so a
-// test can insist that a testdata package did produce some.
-func Run(t *testing.T, dir string, a *analysis.Analyzer, rule string, fixes bool, patterns ...string) int {
+// plus the contract checks. It returns the diagnostics, so a test can
+// insist that a testdata package produced some, and check their numbers.
+func Run(t *testing.T, dir string, a *analysis.Analyzer, rule string, fixes bool, patterns ...string) []Diagnostic {
 	t.Helper()
 	run := analysistest.Run
 	if fixes {
 		run = analysistest.RunWithSuggestedFixes
 	}
-	n := 0
+	var diags []Diagnostic
 	for _, r := range run(t, dir, a, patterns...) {
 		if r.Err != nil {
 			continue // analysistest reported it
@@ -33,8 +41,12 @@ func Run(t *testing.T, dir string, a *analysis.Analyzer, rule string, fixes bool
 			continue
 		}
 		for _, d := range r.Diagnostics {
-			n++
 			pos := r.Pass.Fset.Position(d.Pos)
+			ev := map[string]float64{}
+			for _, e := range res.ByPos[d.Pos] {
+				ev[e.Label] = e.Value
+			}
+			diags = append(diags, Diagnostic{Pos: pos, Message: d.Message, Evidence: ev})
 			if d.Category != rule {
 				t.Errorf("%s: category %q, want %q", pos, d.Category, rule)
 			}
@@ -46,5 +58,17 @@ func Run(t *testing.T, dir string, a *analysis.Analyzer, rule string, fixes bool
 			t.Errorf("%s: evidence for %d positions but %d diagnostics", r.Pass.Pkg.Path(), len(res.ByPos), len(r.Diagnostics))
 		}
 	}
-	return n
+	return diags
+}
+
+// WantEvidence fails the test unless some diagnostic carries the number
+// value under label.
+func WantEvidence(t *testing.T, diags []Diagnostic, label string, value float64) {
+	t.Helper()
+	for _, d := range diags {
+		if v, ok := d.Evidence[label]; ok && v == value {
+			return
+		}
+	}
+	t.Errorf("no diagnostic with evidence %q = %v", label, value)
 }

@@ -117,6 +117,15 @@ func forPostNoCond() {
 	}
 }
 
+func countedOnSomethingElse(ctx context.Context) {
+	for i := 0; ctx.Err() == nil; i++ {
+		select { // want `is empty`
+		case out <- i:
+		default:
+		}
+	}
+}
+
 func labelled() {
 outer:
 	for {
@@ -325,6 +334,26 @@ func receivesInDefault(done chan struct{}) {
 		case <-jobs:
 		default:
 			<-done
+		}
+	}
+}
+
+func sendsInDefault() {
+	for {
+		select {
+		case <-jobs:
+		default:
+			out <- 1
+		}
+	}
+}
+
+func sleepsBeforeSelect() {
+	for {
+		tm.Sleep(10 * tm.Microsecond)
+		select { // want `default is empty`
+		case <-jobs:
+		default:
 		}
 	}
 }

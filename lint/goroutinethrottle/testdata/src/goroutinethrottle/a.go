@@ -66,7 +66,16 @@ func switchCase() {
 		case rt.NumGoroutine() > limit: // want `a loop waits on`
 			continue
 		}
-		break
+		go work(0)
+	}
+}
+
+func waitToDrain(base int) {
+	for {
+		if rt.NumGoroutine() <= base { // want `a loop waits on`
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -123,3 +132,15 @@ func userCount(f fake) {
 }
 
 var initial = rt.NumGoroutine()
+
+func alert(int) {}
+
+func monitor(tick <-chan time.Time) {
+	for range tick {
+		n := rt.NumGoroutine()
+		if n < 1000 {
+			continue // nothing to report: not a throttle
+		}
+		alert(n)
+	}
+}

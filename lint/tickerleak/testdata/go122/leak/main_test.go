@@ -8,3 +8,8 @@ import (
 func TestTick(t *testing.T) {
 	<-time.Tick(time.Millisecond)
 }
+
+func TestTicker(t *testing.T) {
+	tk := time.NewTicker(time.Millisecond)
+	<-tk.C
+}

@@ -150,3 +150,10 @@ func init() {
 		}
 	}()
 }
+
+func tickForever() {
+	t := t2.NewTicker(t2.Second)
+	for range t.C {
+		check()
+	}
+}

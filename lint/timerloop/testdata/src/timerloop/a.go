@@ -254,3 +254,56 @@ func userAfter(c fakeClock) {
 		}
 	}
 }
+
+func h2Backoff(ctx context.Context, try func() error) error {
+	for retry := 0; ; retry++ {
+		err := try()
+		if err == nil {
+			return nil
+		}
+		d := time.Second * time.Duration(1<<retry)
+		tm := time.NewTimer(d)
+		select {
+		case <-tm.C:
+			continue
+		case <-ctx.Done():
+			tm.Stop()
+			err = ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func growingAfter(d time.Duration) {
+	for {
+		select {
+		case <-in:
+		case <-time.After(d):
+			d *= 2
+		}
+	}
+}
+
+func jitter() time.Duration { return time.Second }
+
+func computedAfter() {
+	for {
+		select {
+		case <-in:
+		case <-time.After(jitter()):
+		}
+	}
+}
+
+type cfg struct{ timeout time.Duration }
+
+func fieldDuration(c *cfg) {
+	for {
+		select {
+		case <-in:
+		case <-time.After(c.timeout): // want `time.After in a loop`
+		}
+	}
+}

@@ -1,15 +1,17 @@
 package worker
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestPoll polls with a 1µs sleep (SD102): reported only with -test.
-func TestPoll(t *testing.T) {
-	done := make(chan struct{})
-	close(done)
-	for len(done) > 0 {
+// TestWait polls with a 1µs sleep. With -test this file is loaded (the
+// summary counts it), but the analyzers skip _test.go files: tests may poll.
+func TestWait(t *testing.T) {
+	var ready atomic.Bool
+	go ready.Store(true)
+	for !ready.Load() {
 		time.Sleep(time.Microsecond)
 	}
 }

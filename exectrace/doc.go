@@ -1,0 +1,21 @@
+// Package exectrace analyses Go execution traces (runtime/trace) as a
+// stream and says what wastes the scheduler: figures (scheduling latency by
+// cause and creation site, P utilisation, runnable backlog, migrations,
+// syscalls and P handoffs, GC stop-the-world and mark assists, short-sleep
+// churn, lock queues) and the findings SD301–SD309 they support.
+//
+// It reads with golang.org/x/exp/trace and never holds the trace: memory is
+// the reader's current generation, a few chunks of events, and a few words
+// per live goroutine and per source location, so a multi-gigabyte trace
+// fits on a laptop. Decoding and analysis run on two goroutines.
+//
+// Analyze may be called concurrently on different inputs; each call has its
+// own state. It starts one goroutine, which has stopped reading the input
+// when Analyze returns, unless the caller's context was cancelled (then it
+// stops after the read in progress).
+//
+// Semantics that are easy to get wrong are spelled out in docs/trace.md:
+// "running" is time on a P (not CPU time), a trace does not record the CPUs
+// available (Options.CPUs), and locations are the user frames of the
+// trace's stacks, as absolute paths.
+package exectrace
