@@ -5,9 +5,9 @@
 // churn, lock queues) and the findings SD301–SD309 they support.
 //
 // It reads with golang.org/x/exp/trace and never holds the trace: memory is
-// the reader's current generation, a few chunks of events, and a few words
-// per live goroutine and per source location, so a multi-gigabyte trace
-// fits on a laptop. Decoding and analysis run on two goroutines.
+// the reader's current generation, a few chunks of events, about a hundred
+// bytes per live goroutine and a few kilobytes per creation site and source
+// location, so a multi-gigabyte trace fits on a laptop. Decoding and analysis run on two goroutines.
 //
 // Analyze may be called concurrently on different inputs; each call has its
 // own state. It starts one goroutine, which has stopped reading the input

@@ -29,7 +29,7 @@ to where it breaks, with a warning saying where.`,
 			"  schedoctor trace -json trace.out | jq .summary.latency.overall")
 	var out outputFlags
 	out.register(fs, true)
-	cpus := fs.Float64("cpus", 0, "CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
+	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}

@@ -109,6 +109,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	r := &runner{opt: opt, rows: map[string]*ProgramSummary{}}
 	for _, p := range lab.Programs {
+		if p.NeedsLoad {
+			continue // a server: without a load generator it has nothing to show
+		}
 		if opt.Programs == nil || slices.Contains(opt.Programs, p.Name) {
 			r.programs = append(r.programs, p)
 		}
@@ -129,13 +132,13 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	sum := &Summary{Stages: opt.Stages}
 	for _, p := range r.programs {
 		row := &ProgramSummary{Name: p.Name, Summary: p.Summary, Healthy: p.Healthy, Cells: map[Stage]*StageSummary{}}
-		markers, err := lab.Markers(p.Name)
+		expected, err := lab.Expected(p.Name)
 		if err != nil {
 			return nil, err
 		}
 		for _, st := range opt.Stages {
 			cell := &StageSummary{Expected: []string{}, Found: []string{}}
-			for rule := range markers {
+			for _, rule := range expected {
 				if ruleStage(rule) == st {
 					cell.Expected = append(cell.Expected, rule)
 				}

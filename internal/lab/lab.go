@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,9 @@ type Program struct {
 	Summary string   // one line
 	Healthy bool     // a control: no source may warn about it
 	Env     []string // extra environment the anti-pattern needs (GOMAXPROCS=8)
+	// NeedsLoad marks a server that does nothing until a load generator
+	// drives it (schedoctor sweep -load); the demo does not run it.
+	NeedsLoad bool
 	// GoVersion is the go line of the module the program is linted in;
 	// "" means the project's own. Set by a "lab:go 1.22" line in its doc.
 	GoVersion string
@@ -55,7 +59,7 @@ var Programs = []Program{
 	{Name: "pingpong", Summary: "healthy: a channel ping-pong, busy but legitimate", Healthy: true},
 	{Name: "cpubound", Summary: "healthy: a fixed amount of CPU work split across the Ps (sweep)", Healthy: true},
 	{Name: "lockcontend", Summary: "a fixed crew of workers serialised on one sync.Mutex (sweep: negative scaling)"},
-	{Name: "httpserver", Summary: "healthy: a loopback HTTP server doing CPU work per request (sweep -load)", Healthy: true},
+	{Name: "httpserver", Summary: "healthy: a loopback HTTP server doing CPU work per request (sweep -load)", Healthy: true, NeedsLoad: true},
 }
 
 // Lookup returns the program called name.
@@ -67,6 +71,31 @@ func Lookup(name string) (Program, bool) {
 	}
 	return Program{}, false
 }
+
+// Expected returns the rules a diagnosis of the program must report: those
+// of its markers, and those named by a "lab:unlocated SDnnn" comment, for
+// causes that a source reports without a line (a CPU profile cannot see the
+// line of a goroutine that only yields: its stack is cut by mcall).
+func Expected(name string) ([]string, error) {
+	m, err := Markers(name)
+	if err != nil {
+		return nil, err
+	}
+	data, _ := Sources.ReadFile(name + "/main.go")
+	var rules []string
+	for r := range m {
+		rules = append(rules, r)
+	}
+	for _, u := range unlocatedRE.FindAllStringSubmatch(string(data), -1) {
+		if _, ok := m[u[1]]; !ok {
+			rules = append(rules, u[1])
+		}
+	}
+	slices.Sort(rules)
+	return slices.Compact(rules), nil
+}
+
+var unlocatedRE = regexp.MustCompile(`lab:unlocated (SD[0-9]{3})`)
 
 // Marker is a line of a lab program that a diagnosis must point at.
 type Marker struct {

@@ -57,7 +57,7 @@ func bad(ctx context.Context) {
 	var mu sync.Mutex
 	counts := map[int]int{}
 	crew(ctx, func(_, k int) {
-		mu.Lock() // lab:SD206
+		mu.Lock() // lab:SD206 lab:SD309
 		for i := 0; i < 8; i++ {
 			counts[(k+i)&0x3ff]++
 		}
