@@ -24,9 +24,8 @@ import (
 // ErrNoPackages is returned by Run when the patterns match no package.
 var ErrNoPackages = errors.New("no packages matched")
 
-// Options control Run. The zero value lints the package in the current
-// directory's module matched by no pattern, which is an error: callers pass
-// at least one pattern ("./..." for a whole module).
+// Options control Run. Patterns is required ("./..." for a whole module);
+// the zero value of every other field is the default.
 type Options struct {
 	// Dir is the directory packages are loaded from and the one finding
 	// locations are relative to; "" means the current directory.
@@ -171,7 +170,7 @@ func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
 		w.Run = func(pass *analysis.Pass) (res any, err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					err = fmt.Errorf("analyzer %s panicked on package %s (a bug in it; please report it): %v", a.Name, pass.Pkg.Path(), r)
+					err = fmt.Errorf("panicked (a bug in the analyzer; please report it): %v", r)
 				}
 			}()
 			return run(pass)

@@ -261,7 +261,7 @@ func TestRunAnalyzerPanic(t *testing.T) {
 	opt := testOptions("testdata/run", "./a")
 	opt.Analyzers = []*analysis.Analyzer{boom}
 	_, err := Run(context.Background(), opt)
-	if err == nil || !strings.Contains(err.Error(), "analyzer boom panicked on package example.com/run/a") {
+	if err == nil || !strings.Contains(err.Error(), "boom@example.com/run/a: panicked") {
 		t.Errorf("err = %v, want the panic as an error naming analyzer and package", err)
 	}
 }

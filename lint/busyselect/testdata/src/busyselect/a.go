@@ -79,6 +79,24 @@ func tinySleepDefault() {
 	}
 }
 
+// The shape of a real idle-CPU regression (an agent loop at ~10% CPU):
+// ctx.Done, a message case, and a 200µs sleep in the default.
+func agentLoop(ctx context.Context, inbound chan int) {
+	for {
+		select { // want `sleeps only 200µs`
+		case <-ctx.Done():
+			return
+		case msg, ok := <-inbound:
+			if !ok {
+				return
+			}
+			handle(msg)
+		default:
+			tm.Sleep(tm.Microsecond * 200)
+		}
+	}
+}
+
 func sleepExprDefault() {
 	for {
 		select { // want `sleeps only 5µs`
