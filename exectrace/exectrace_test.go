@@ -5,16 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixtures are the committed traces (scripts/gen-trace-fixtures.sh), the
 // options they are analysed with, and what each must and must not report.
@@ -132,43 +130,9 @@ func TestGolden(t *testing.T) {
 			if err := enc.Encode(res.Findings); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
+			golden.Check(t, filepath.Join("testdata", name+".golden"), buf.Bytes())
 		})
 	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to rewrite it):\n%s", path, firstDiff(string(want), string(got)))
-	}
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + itoa(i+1) + ":\n- " + w + "\n+ " + g
-		}
-	}
-	return ""
 }
 
 func TestTruncated(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // TestLab records a one-second trace of every lab program and of its fixed
@@ -22,20 +23,10 @@ func TestLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the lab programs")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	var names []string
-	for _, p := range lab.Programs {
-		names = append(names, p.Name)
-	}
+	bins := labtest.Build(t)
 	dir := t.TempDir()
-	bins, err := lab.Build(ctx, "..", dir, names...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The CPUs this machine gives the programs: what -cpus would say.
 	cpus := float64(runtime.NumCPU())
 	for _, p := range lab.Programs {

@@ -32,7 +32,8 @@ type Options struct {
 	Dir string
 	// Patterns are go list package patterns: "./...", "std", import paths.
 	Patterns []string
-	// Tests also lints the packages' _test.go files.
+	// Tests also loads the packages' _test.go files and their test variants
+	// (analyzers may still choose to skip test code; schedoctor's do).
 	Tests bool
 	// Fix applies the analyzers' suggested fixes to the files on disk.
 	// Findings whose fix was applied are not reported.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"go/ast"
 	"go/constant"
 	"go/format"
@@ -21,22 +20,9 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
-
-// The -update flag rewrites golden files. It is registered only if no other
-// test file of the package has done so, so that tests written by others may
-// declare it too.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // flagme is a test-only analyzer that follows the contract of the real
 // ones: it reports every call to a function named flagme (Category SD101),
@@ -189,23 +175,7 @@ func TestRunFix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join("testdata/fix", filepath.Base(name)+".golden")
-		if updating() {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s after -fix differs from %s:\n%s", name, golden, got)
-		}
+		golden.Check(t, filepath.Join("testdata", "fix", filepath.Base(name)+".golden"), got)
 	}
 	// A second run finds only the generated file's call, and changes nothing.
 	res, err = Run(context.Background(), opt)

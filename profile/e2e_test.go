@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // labWant is the rule each anti-pattern must show. The line comes from the
@@ -33,53 +33,25 @@ var labWant = map[string]string{
 	"gosched":      "SD204",
 }
 
-var labBins struct {
-	once sync.Once
-	dir  string
-	bins map[string]string
-	err  error
-}
-
-// TestMain removes what the tests built once for the whole binary: the
-// lab programs and the benchmark profile.
+// TestMain removes the benchmark profile that bench_test.go writes once
+// for the whole binary.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{labBins.dir, filepath.Dir(bigProfile.path)} {
-		if dir != "" && dir != "." {
-			os.RemoveAll(dir)
-		}
+	if bigProfile.path != "" {
+		os.RemoveAll(filepath.Dir(bigProfile.path))
 	}
 	os.Exit(code)
 }
 
-// buildLab builds the lab programs once per test binary, from the module root.
+// buildLab builds the programs TestLab runs: the anti-patterns of labWant
+// and the healthy controls.
 func buildLab(t *testing.T) map[string]string {
 	t.Helper()
-	labBins.once.Do(func() {
-		root, err := filepath.Abs("..") // the module root
-		if err != nil {
-			labBins.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "schedoctor-profile-lab")
-		if err != nil {
-			labBins.err = err
-			return
-		}
-		labBins.dir = dir
-		var names []string
-		for n := range labWant {
-			names = append(names, n)
-		}
-		names = append(names, "workerpool", "pingpong")
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		labBins.bins, labBins.err = lab.Build(ctx, root, dir, names...)
-	})
-	if labBins.err != nil {
-		t.Fatal(labBins.err)
+	names := []string{"workerpool", "pingpong"}
+	for n := range labWant {
+		names = append(names, n)
 	}
-	return labBins.bins
+	return labtest.Build(t, names...)
 }
 
 // runLab runs a lab program for d with a CPU profile and reads it; nil

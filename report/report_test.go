@@ -3,18 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 type tableSummary struct {
 	Samples int `json:"samples"`
@@ -56,30 +53,12 @@ var sample = Report{
 	Summary: tableSummary{Samples: 812},
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update and review the diff):\n%s", name, got)
-	}
-}
-
 func TestText(t *testing.T) {
 	var b bytes.Buffer
 	if err := Text(&b, sample, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample.txt"), b.Bytes())
 	for i, line := range strings.Split(b.String(), "\n") {
 		if n := len([]rune(line)); n > 80 && !strings.Contains(line, "://") && !strings.Contains(line, "/src/") {
 			t.Errorf("line %d has %d columns: %q", i+1, n, line)
@@ -95,7 +74,7 @@ func TestTextColor(t *testing.T) {
 	if err := Text(&b, sample, TextOptions{Color: true}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample-color.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample-color.txt"), b.Bytes())
 }
 
 func TestTextCompact(t *testing.T) {
@@ -103,7 +82,7 @@ func TestTextCompact(t *testing.T) {
 	if err := Text(&b, sample, TextOptions{Compact: true}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample-compact.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample-compact.txt"), b.Bytes())
 }
 
 func TestTextEmpty(t *testing.T) {
@@ -121,7 +100,7 @@ func TestJSON(t *testing.T) {
 	if err := JSON(&b, sample); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.json", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample.json"), b.Bytes())
 	var back struct {
 		Source   string            `json:"source"`
 		Findings []finding.Finding `json:"findings"`
@@ -147,7 +126,7 @@ func TestSARIF(t *testing.T) {
 	if err := SARIF(&b, sample, SARIFOptions{ToolVersion: "v0.1.0", BaseDir: "/src/app"}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.sarif", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "sample.sarif"), b.Bytes())
 	var log struct {
 		Version string `json:"version"`
 		Runs    []struct {

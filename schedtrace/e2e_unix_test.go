@@ -7,14 +7,13 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // TestLabEndToEnd runs lab programs with GODEBUG=schedtrace=50 for a second,
@@ -27,20 +26,9 @@ func TestLabEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs lab programs")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	names := []string{"fanout", "gosched", "workerpool"}
-	if err := lab.WriteModule(dir, "", names...); err != nil {
-		t.Fatal(err)
-	}
-	bins, err := lab.Build(ctx, dir, filepath.Join(dir, "bin"), names...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bins := labtest.Build(t, "fanout", "gosched", "workerpool")
 	for _, tc := range []struct {
 		name string
 		want string // "" for a healthy control

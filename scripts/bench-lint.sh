@@ -26,7 +26,7 @@ STATICCHECK_VERSION=v0.8.2 # staticcheck 2026.2.2
 
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 bin=$work/bin
 mkdir -p "$bin"
 
@@ -56,7 +56,8 @@ run() { # run NAME CMD...: one timed run with fresh caches
 		cat "$work/stderr" >&2
 		exit 1
 	fi
-	read -r wall rss <"$work/time"
+	# time -o starts with "Command exited with non-zero status N" on exit 1.
+	read -r wall rss < <(tail -1 "$work/time")
 	printf '%s\t%s\t%d\n' "$name" "$wall" "$((rss / 1024))" | tee -a "$work/results"
 }
 

@@ -3,19 +3,16 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/sweep/loadgen"
 	"github.com/schedoctor/schedoctor/sweep/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // synth builds a summary from fixed per-GOMAXPROCS values of the knee
 // metric, as a sweep of len(vals[p]) rounds would have recorded them.
@@ -45,24 +42,6 @@ func synth(metric, unit string, better stats.Better, vals map[int][]float64, pro
 	return s
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
-	}
-}
-
 // render writes the report as the CLI does, in text and in JSON, and
 // compares both with the golden files.
 func render(t *testing.T, name string, s *Summary) []finding.Finding {
@@ -76,14 +55,14 @@ func render(t *testing.T, name string, s *Summary) []finding.Finding {
 	if err := report.Text(&text, r, report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name+".txt", text.Bytes())
+	golden.Check(t, filepath.Join("testdata", name+".txt"), text.Bytes())
 	if err := report.JSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
 	if !json.Valid(js.Bytes()) {
 		t.Fatalf("invalid JSON:\n%s", js.Bytes())
 	}
-	golden(t, name+".json", js.Bytes())
+	golden.Check(t, filepath.Join("testdata", name+".json"), js.Bytes())
 	return r.Findings
 }
 

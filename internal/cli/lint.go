@@ -26,7 +26,7 @@ The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs
 	var out outputFlags
 	out.register(fs, true)
 	fix := fs.Bool("fix", false, "apply the suggested fixes to the files (only mechanical, safe edits); report what is left")
-	tests := fs.Bool("test", false, "also lint _test.go files")
+	tests := fs.Bool("test", false, "also load the packages' _test.go files (the code rules skip code in them: tests poll and spin on purpose)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}

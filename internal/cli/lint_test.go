@@ -4,31 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
 )
-
-// The -update flag rewrites golden files. It is registered only if no other
-// test file of the package has done so, so that every subcommand's tests
-// may declare it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files")
-	}
-}
 
 // lintTestdata is testdata/lint, absolute: the tests change directory.
 var lintTestdata, _ = filepath.Abs(filepath.Join("testdata", "lint"))
-
-func lintUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // runIn runs schedoctor with args in dir and returns the exit code and the
 // output, with dir replaced by $DIR.
@@ -45,23 +31,12 @@ func runIn(t *testing.T, dir string, args ...string) (code int, stdout, stderr s
 	return code, strip(out.String()), strip(errb.String())
 }
 
-// checkGolden compares got with testdata/lint/name, or rewrites it with -update.
+// checkGolden compares got with testdata/lint/name, or rewrites it with
+// -update. Other subcommands' tests use it with names like
+// "../schedtrace/x.golden.text".
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden := filepath.Join(lintTestdata, name)
-	if lintUpdating() {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update if the change is right):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join(lintTestdata, name), []byte(got))
 }
 
 // TestLintGolden lints the fixture module in every output format.

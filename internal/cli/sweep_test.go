@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/sweep"
 	"github.com/schedoctor/schedoctor/sweep/stats"
 )
@@ -39,18 +39,6 @@ func sweepRun(t *testing.T, args ...string) (int, sweepJSON, string) {
 		}
 	}
 	return code, out, stderr
-}
-
-// sweepLab builds lab programs from the project's own module.
-func sweepLab(t *testing.T, names ...string) map[string]string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	bins, err := lab.Build(ctx, filepath.Join("..", ".."), t.TempDir(), names...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bins
 }
 
 func point(t *testing.T, s sweep.Summary, p int) sweep.Point {
@@ -77,7 +65,7 @@ func TestSweepCPUBoundKnee(t *testing.T) {
 	if n := runtime.NumCPU(); n != 2 {
 		t.Skipf("the assertions are for 2 CPUs; this machine has %d", n)
 	}
-	bin := sweepLab(t, "cpubound")["cpubound"]
+	bin := labtest.Build(t, "cpubound")["cpubound"]
 	for attempt := 1; attempt <= 3; attempt++ {
 		code, out, stderr := sweepRun(t, "-procs", "1,2,4", "-runs", "5", "-seed", "7", "--", bin, "-work", "4000", "-duration", "60s")
 		if code != ExitClean {
@@ -114,7 +102,7 @@ func TestSweepLockContend(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 15-run sweep")
 	}
-	bin := sweepLab(t, "lockcontend")["lockcontend"]
+	bin := labtest.Build(t, "lockcontend")["lockcontend"]
 	code, out, stderr := sweepRun(t, "-procs", "1,2,8", "-runs", "5", "-metric", `ops/s=ops/s ([0-9.]+)`, "--", bin, "-duration", "300ms")
 	if code == ExitError {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -166,7 +154,7 @@ func TestSweepLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a server under load")
 	}
-	bin := sweepLab(t, "httpserver")["httpserver"]
+	bin := labtest.Build(t, "httpserver")["httpserver"]
 	addr := freeAddr(t)
 	code, out, stderr := sweepRun(t, "-procs", "1,2", "-runs", "2", "-load", "http://"+addr+"/", "-rate", "400", "-duration", "1s",
 		"--", bin, "-addr", addr, "-duration", "1m")
