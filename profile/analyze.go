@@ -269,8 +269,10 @@ func (a *analysis) tally(nprof int) error {
 	if a.total <= 0 {
 		return errors.New("the profile's samples are all zero: no CPU time to classify")
 	}
-	// Every Go stack ends in runtime.main or runtime.goexit, so a profile
-	// with no runtime function is not a Go program's, or not symbolized.
+	// A Go profile names Go source files, and nearly always runtime
+	// functions; one with neither is not a Go program's, or not symbolized.
+	// (A short profile of pure computation can hold no runtime frame at
+	// all: CPU profiles omit the runtime.goexit root.)
 	if !hasRuntimeFrame(a.p) {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
@@ -350,7 +352,7 @@ func (a *analysis) tally(nprof int) error {
 
 func hasRuntimeFrame(p *profile.Profile) bool {
 	for _, f := range p.Function {
-		if classify.Package(classify.Canonical(f.Name)) == "runtime" {
+		if classify.Package(classify.Canonical(f.Name)) == "runtime" || strings.HasSuffix(f.Filename, ".go") {
 			return true
 		}
 	}

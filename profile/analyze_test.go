@@ -132,10 +132,17 @@ func TestCoresAndMerge(t *testing.T) {
 }
 
 func TestNoRuntimeFrames(t *testing.T) {
-	p := mix(1, []string{"main.work@/app/main.go:1", "main.main@/app/main.go:2"}, 0.5)
+	// A C++ program's profile: no Go source file, no runtime function.
+	p := mix(1, []string{"Work::run@/app/work.cc:1", "main@/app/main.cc:2"}, 0.5)
 	_, err := Analyze([]*profile.Profile{p}, Options{})
 	if !errors.Is(err, ErrNoRuntime) {
 		t.Errorf("err = %v, want ErrNoRuntime", err)
+	}
+	// A short profile of a Go program doing pure computation holds no
+	// runtime frame (CPU profiles omit runtime.goexit), but it is Go's.
+	p = mix(1, []string{"main.work@/app/main.go:1", "main.main@/app/main.go:2"}, 0.5)
+	if _, err := Analyze([]*profile.Profile{p}, Options{}); err != nil {
+		t.Errorf("pure-Go profile without runtime frames: %v", err)
 	}
 }
 

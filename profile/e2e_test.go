@@ -88,12 +88,23 @@ func runLab(t *testing.T, bin string, fixed bool, env []string, d time.Duration)
 	return p
 }
 
-func warnings(fs []finding.Finding) []finding.Finding {
+// cleanWarnings returns the warnings of a run that must have none. A
+// preemption storm (SD208) is what a crowded machine looks like as well as
+// GOMAXPROCS above the CPUs: when the run got less than 90% of the CPUs its
+// Ps could use, the machine was crowded and SD208 is a true finding about
+// it, so it is logged rather than failed.
+func cleanWarnings(t *testing.T, res *Result, procs int) []finding.Finding {
+	t.Helper()
 	var out []finding.Finding
-	for _, f := range fs {
-		if f.Severity >= finding.Warning {
-			out = append(out, f)
+	for _, f := range res.Findings {
+		if f.Severity < finding.Warning {
+			continue
 		}
+		if f.Rule == "SD208" && res.Summary.Cores < 0.9*float64(min(procs, runtime.NumCPU())) {
+			t.Logf("crowded machine (%.2f cores for %d Ps): %s", res.Summary.Cores, procs, f.Message)
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -135,7 +146,7 @@ func TestLab(t *testing.T) {
 				if res == nil {
 					t.Fatal("a busy control recorded no samples")
 				}
-				if w := warnings(res.Findings); len(w) > 0 {
+				if w := cleanWarnings(t, res, runtime.GOMAXPROCS(0)); len(w) > 0 {
 					t.Errorf("healthy control warned: %s", describe(res))
 				}
 				return
@@ -204,7 +215,7 @@ func TestLab(t *testing.T) {
 			if fres == nil {
 				return // idle: no samples, nothing to warn about
 			}
-			if w := warnings(fres.Findings); len(w) > 0 {
+			if w := cleanWarnings(t, fres, runtime.GOMAXPROCS(0)); len(w) > 0 {
 				t.Errorf("fixed twin warned: %s", describe(fres))
 			}
 		})
