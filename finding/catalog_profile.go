@@ -91,9 +91,9 @@ var profileRules = []Rule{
 		Title: "async preemption dominates: more busy Ps than CPUs",
 		Explanation: "sysmon preempts a goroutine that has run 10ms; when GOMAXPROCS exceeds the CPUs really available, Ps " +
 			"whose threads the kernel has descheduled keep being preempted, and asyncPreempt shows as a large leaf.",
-		Detection: "Samples with asyncPreempt/asyncPreempt2 (or gopreempt_m) at ≥ 10% of CPU with ≥ 10 samples. A warning needs " +
-			"≥ 15% in a single profile, or ≥ 10% in each of several profiles given together; otherwise info asking for " +
-			"corroboration. Lab (2 CPUs, quiet machine): overprocs at GOMAXPROCS=8 19.5–20.2%, at GOMAXPROCS=2 under 1%. " +
+		Detection: "Samples with asyncPreempt/asyncPreempt2 (or gopreempt_m) at ≥ 8% of CPU with ≥ 10 samples. A warning needs " +
+			"≥ 12% in a single profile, or ≥ 8% in each of several profiles given together; otherwise info asking for " +
+			"corroboration. Lab (2 CPUs, quiet machine): overprocs at GOMAXPROCS=8 15–20%, at GOMAXPROCS=2 under 1%. " +
 			"A machine crowded by other processes shows the same signature (8–39% at GOMAXPROCS=2 under a load average of " +
 			"7–20): then the CPUs the process really gets are fewer than its Ps, and the finding says so.",
 		Fix: "Set GOMAXPROCS to the CPUs available (check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 " +

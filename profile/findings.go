@@ -53,10 +53,10 @@ var DefaultThresholds = Thresholds{
 	RuntimeLock:  Limit{Share: 15, Cores: 0.05},
 	Mutex:        Limit{Share: 10, Cores: 0.05},
 	GC:           Limit{Share: 25, Cores: 0.05},
-	Preempt:      Limit{Share: 10, Cores: 0.05},
+	Preempt:      Limit{Share: 8, Cores: 0.05},
 	Syscall:      Limit{Share: 40, Cores: 0.05},
 	MaxParkRatio: 0.5,
-	PreemptAlone: 15,
+	PreemptAlone: 12,
 }
 
 // reach reports whether a figure passes a limit's share with enough

@@ -109,8 +109,8 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	r := &runner{opt: opt, rows: map[string]*ProgramSummary{}}
 	for _, p := range lab.Programs {
-		if p.NeedsLoad {
-			continue // a server: without a load generator it has nothing to show
+		if p.Sweep {
+			continue // a workload for schedoctor sweep, not a lesson
 		}
 		if opt.Programs == nil || slices.Contains(opt.Programs, p.Name) {
 			r.programs = append(r.programs, p)

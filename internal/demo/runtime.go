@@ -30,8 +30,9 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 		if st == StageTrace {
 			flagName = "-trace"
 		}
-		r.progress("%s: running %s for %v (%s)", st, p.Name, r.opt.Duration, p.Summary)
-		if err := r.runProgram(ctx, p, flagName, out); err != nil {
+		d := max(r.opt.Duration, p.Duration)
+		r.progress("%s: running %s for %v (%s)", st, p.Name, d, p.Summary)
+		if err := r.runProgram(ctx, p, d, flagName, out); err != nil {
 			r.record(p.Name, st, nil, err)
 			continue
 		}
@@ -70,10 +71,10 @@ func (r *runner) build(ctx context.Context) error {
 }
 
 // runProgram runs one program with the recording flag, bounded in time.
-func (r *runner) runProgram(ctx context.Context, p lab.Program, flagName, out string) error {
-	ctx, cancel := context.WithTimeout(ctx, r.opt.Duration+30*time.Second)
+func (r *runner) runProgram(ctx context.Context, p lab.Program, d time.Duration, flagName, out string) error {
+	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bins[p.Name], "-duration", r.opt.Duration.String(), flagName, out)
+	cmd := exec.CommandContext(ctx, r.bins[p.Name], "-duration", d.String(), flagName, out)
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.Dir = r.dir
 	var stderr strings.Builder

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Sources is the lab's source: every program's main.go and the labrun
@@ -35,9 +36,15 @@ type Program struct {
 	Summary string   // one line
 	Healthy bool     // a control: no source may warn about it
 	Env     []string // extra environment the anti-pattern needs (GOMAXPROCS=8)
-	// NeedsLoad marks a server that does nothing until a load generator
-	// drives it (schedoctor sweep -load); the demo does not run it.
-	NeedsLoad bool
+	// Sweep marks a workload made for schedoctor sweep (a fixed amount of
+	// work and a metric, or a server for -load) rather than a lesson: the
+	// demo does not run it.
+	Sweep bool
+	// Duration is how long the demo runs the program per layer when it
+	// needs more than the demo's default: a CPU profile samples at 100 Hz,
+	// so a program that uses a tenth of a core needs seconds for enough
+	// samples.
+	Duration time.Duration
 	// GoVersion is the go line of the module the program is linted in;
 	// "" means the project's own. Set by a "lab:go 1.22" line in its doc.
 	GoVersion string
@@ -46,7 +53,7 @@ type Program struct {
 // Programs lists the lab, in the order the demo shows it.
 var Programs = []Program{
 	{Name: "busyselect", Summary: "consumer polls a channel with select and an empty default"},
-	{Name: "sleeppoll", Summary: "spawner throttles on runtime.NumGoroutine, polling with a 5µs sleep"},
+	{Name: "sleeppoll", Summary: "spawners throttle on runtime.NumGoroutine, polling with a 5µs sleep", Duration: 4 * time.Second},
 	{Name: "timerloop", Summary: "time.After made anew on every loop iteration"},
 	{Name: "gosched", Summary: "waiter spins on an atomic flag with runtime.Gosched"},
 	{Name: "tickerleak", Summary: "ticker never stopped, in a go 1.22 module", GoVersion: "1.22"},
@@ -57,9 +64,9 @@ var Programs = []Program{
 	{Name: "overprocs", Summary: "CPU-bound goroutines with GOMAXPROCS=8, above the CPUs", Env: []string{"GOMAXPROCS=8"}},
 	{Name: "workerpool", Summary: "healthy: a worker pool doing real work", Healthy: true},
 	{Name: "pingpong", Summary: "healthy: a channel ping-pong, busy but legitimate", Healthy: true},
-	{Name: "cpubound", Summary: "healthy: a fixed amount of CPU work split across the Ps (sweep)", Healthy: true},
-	{Name: "lockcontend", Summary: "a fixed crew of workers serialised on one sync.Mutex (sweep: negative scaling)"},
-	{Name: "httpserver", Summary: "healthy: a loopback HTTP server doing CPU work per request (sweep -load)", Healthy: true, NeedsLoad: true},
+	{Name: "cpubound", Summary: "healthy: a fixed amount of CPU work split across the Ps (sweep)", Healthy: true, Sweep: true},
+	{Name: "lockcontend", Summary: "a fixed crew of workers serialised on one sync.Mutex (sweep: negative scaling)", Sweep: true},
+	{Name: "httpserver", Summary: "healthy: a loopback HTTP server doing CPU work per request (sweep -load)", Healthy: true, Sweep: true},
 }
 
 // Lookup returns the program called name.
