@@ -77,6 +77,7 @@ type ProgramSummary struct {
 // StageSummary is what one stage said about one program.
 type StageSummary struct {
 	Expected   []string `json:"expected"`             // rules the lab marks for this stage
+	Allowed    []string `json:"allowed,omitempty"`    // rules the lab allows but does not require
 	Found      []string `json:"found"`                // rules reported (warning or above, or any marked rule)
 	Missing    []string `json:"missing,omitempty"`    // expected, not found
 	Unexpected []string `json:"unexpected,omitempty"` // found at warning or above, not expected
@@ -136,11 +137,20 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		allowed, err := lab.Allowed(p.Name)
+		if err != nil {
+			return nil, err
+		}
 		for _, st := range opt.Stages {
 			cell := &StageSummary{Expected: []string{}, Found: []string{}}
 			for _, rule := range expected {
 				if ruleStage(rule) == st {
 					cell.Expected = append(cell.Expected, rule)
+				}
+			}
+			for _, rule := range allowed {
+				if ruleStage(rule) == st {
+					cell.Allowed = append(cell.Allowed, rule)
 				}
 			}
 			slices.Sort(cell.Expected)
@@ -203,7 +213,7 @@ func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr er
 	}
 	for rule := range found {
 		cell.Found = append(cell.Found, rule)
-		if !slices.Contains(cell.Expected, rule) {
+		if !slices.Contains(cell.Expected, rule) && !slices.Contains(cell.Allowed, rule) {
 			cell.Unexpected = append(cell.Unexpected, rule)
 		}
 	}

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -16,6 +17,9 @@ import (
 // diagnoseProfile runs `schedoctor profile` on one recorded CPU profile.
 func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, error) {
 	p, err := profile.ReadFile(path)
+	if errors.Is(err, profile.ErrEmpty) {
+		return nil, nil // the program was idle: nothing costs CPU, nothing to report
+	}
 	if err != nil {
 		return nil, err
 	}

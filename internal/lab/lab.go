@@ -104,6 +104,24 @@ func Expected(name string) ([]string, error) {
 
 var unlocatedRE = regexp.MustCompile(`lab:unlocated (SD[0-9]{3})`)
 
+// Allowed returns the rules a diagnosis of the program may report without
+// being required to, named by "lab:may SDnnn" comments: effects that cross
+// their threshold only sometimes (the garbage of a timer per iteration
+// keeps the GC busy, more or less).
+func Allowed(name string) ([]string, error) {
+	data, err := Sources.ReadFile(name + "/main.go")
+	if err != nil {
+		return nil, fmt.Errorf("lab program %q: %w", name, err)
+	}
+	var rules []string
+	for _, m := range mayRE.FindAllStringSubmatch(string(data), -1) {
+		rules = append(rules, m[1])
+	}
+	return rules, nil
+}
+
+var mayRE = regexp.MustCompile(`lab:may (SD[0-9]{3})`)
+
 // Marker is a line of a lab program that a diagnosis must point at.
 type Marker struct {
 	Rule string

@@ -91,3 +91,26 @@ func TestWriteModuleBuildsAndRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestExpectedAndAllowed(t *testing.T) {
+	exp, err := Expected("gosched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(exp, " ") != "SD106 SD204 SD308" {
+		t.Errorf("Expected(gosched) = %v; want the markers and the unlocated SD204", exp)
+	}
+	may, err := Allowed("timerloop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(may, " ") != "SD306" {
+		t.Errorf("Allowed(timerloop) = %v", may)
+	}
+	exp, _ = Expected("timerloop")
+	for _, r := range exp {
+		if r == "SD306" {
+			t.Error("an allowed rule is also expected")
+		}
+	}
+}

@@ -32,7 +32,7 @@ func task() {
 func spawn(ctx context.Context) {
 	for ctx.Err() == nil {
 		for runtime.NumGoroutine() > limit { // lab:SD103
-			time.Sleep(5 * time.Microsecond) // lab:SD102 lab:SD201 lab:SD203 lab:SD307
+			time.Sleep(5 * time.Microsecond) // lab:SD102 lab:SD203 lab:SD307 lab:may SD201
 		}
 		go task()
 	}

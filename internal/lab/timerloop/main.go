@@ -32,7 +32,7 @@ func bad(ctx context.Context) {
 				return
 			}
 			sum += m
-		case <-time.After(50 * time.Millisecond): // lab:SD104 lab:SD203 lab:SD306
+		case <-time.After(50 * time.Millisecond): // lab:SD104 lab:SD203 lab:may SD306
 			flushes++
 		}
 	}
