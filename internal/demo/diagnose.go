@@ -1,8 +1,8 @@
 package demo
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
