@@ -59,6 +59,13 @@ func TestLintGolden(t *testing.T) {
 			if code != ExitFindings {
 				t.Errorf("exit %d, want %d (findings)", code, ExitFindings)
 			}
+			if strings.HasPrefix(tc.golden, "sarif") {
+				norm, err := golden.NormalizeSARIF([]byte(stdout))
+				if err != nil {
+					t.Fatal(err)
+				}
+				stdout = string(norm)
+			}
 			checkGolden(t, tc.golden, stdout)
 		})
 	}
