@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/internal/golden"
 )
 
 // lintTestdata is testdata/lint, absolute: the tests change directory.
@@ -29,14 +28,6 @@ func runIn(t *testing.T, dir string, args ...string) (code int, stdout, stderr s
 	code = Run(context.Background(), &Env{Stdout: &out, Stderr: &errb}, args)
 	strip := func(s string) string { return strings.ReplaceAll(s, abs, "$DIR") }
 	return code, strip(out.String()), strip(errb.String())
-}
-
-// checkGolden compares got with testdata/lint/name, or rewrites it with
-// -update. Other subcommands' tests use it with names like
-// "../schedtrace/x.golden.text".
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	golden.Check(t, filepath.Join(lintTestdata, name), []byte(got))
 }
 
 // TestLintGolden lints the fixture module in every output format.
@@ -59,14 +50,7 @@ func TestLintGolden(t *testing.T) {
 			if code != ExitFindings {
 				t.Errorf("exit %d, want %d (findings)", code, ExitFindings)
 			}
-			if strings.HasPrefix(tc.golden, "sarif") {
-				norm, err := golden.NormalizeSARIF([]byte(stdout))
-				if err != nil {
-					t.Fatal(err)
-				}
-				stdout = string(norm)
-			}
-			checkGolden(t, tc.golden, stdout)
+			checkGolden(t, filepath.Join("lint", tc.golden), stdout)
 		})
 	}
 }
@@ -138,8 +122,8 @@ func TestLintFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "fix.golden", stdout)
-	checkGolden(t, "worker.go.fixed", string(fixed))
+	checkGolden(t, "lint/fix.golden", stdout)
+	checkGolden(t, "lint/worker.go.fixed", string(fixed))
 }
 
 // TestLintBadInput: what cannot be linted is exit 2 with a message that

@@ -27,7 +27,7 @@ func runProcsCmd(t *testing.T, args ...string) (code int, stdout, stderr string)
 // package's golden helper (lint_test.go), which -update rewrites.
 func checkProcsGolden(t *testing.T, name, got string) {
 	t.Helper()
-	checkGolden(t, filepath.Join("..", "procs", name), got)
+	checkGolden(t, filepath.Join("procs", name), got)
 }
 
 // TestProcsGolden renders every fixture tree as text and JSON.

@@ -53,7 +53,7 @@ func TestProfileGolden(t *testing.T) {
 			if code != c.code {
 				t.Errorf("%s %s: exit %d, want %d; stderr:\n%s", c.golden, format, code, c.code, errOut)
 			}
-			checkGolden(t, filepath.Join("..", "profile", c.golden+"."+format), out)
+			checkGolden(t, filepath.Join("profile", c.golden+"."+format), out)
 		}
 	}
 }

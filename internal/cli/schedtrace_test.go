@@ -34,7 +34,7 @@ func TestSchedtraceGolden(t *testing.T) {
 				got := fmt.Sprintf("exit %d\n--- stderr\n%s--- stdout\n%s", code, stderr, stdout)
 				// checkGolden (lint_test.go) reads under testdata/lint; the
 				// schedtrace goldens are its sibling testdata/schedtrace.
-				checkGolden(t, filepath.Join("..", "schedtrace", strings.TrimSuffix(name, ".txt")+".golden."+format), got)
+				checkGolden(t, filepath.Join("schedtrace", strings.TrimSuffix(name, ".txt")+".golden."+format), got)
 				if format == "json" && code != ExitError {
 					var out struct {
 						Source   string            `json:"source"`

@@ -41,28 +41,8 @@ func TestTraceGolden(t *testing.T) {
 			if stderr != "" {
 				t.Errorf("stderr: %s", stderr)
 			}
-			traceGolden(t, filepath.Join("testdata", "trace", tc.name+".golden"), stdout)
+			checkGolden(t, filepath.Join("trace", tc.name+".golden"), stdout)
 		})
-	}
-}
-
-func traceGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if traceUpdating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestTraceGolden -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test -run TestTraceGolden -update):\ngot:\n%s", path, got)
 	}
 }
 
