@@ -30,7 +30,7 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 		if st == StageTrace {
 			flagName = "-trace"
 		}
-		d := max(r.opt.Duration, p.Duration)
+		d := r.opt.Duration
 		r.progress("%s: running %s for %v (%s)", st, p.Name, d, p.Summary)
 		if err := r.runProgram(ctx, p, d, flagName, out); err != nil {
 			r.record(p.Name, st, nil, err)

@@ -21,7 +21,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Sources is the lab's source: every program's main.go and the labrun
@@ -40,11 +39,6 @@ type Program struct {
 	// work and a metric, or a server for -load) rather than a lesson: the
 	// demo does not run it.
 	Sweep bool
-	// Duration is how long the demo runs the program per layer when it
-	// needs more than the demo's default: a CPU profile samples at 100 Hz,
-	// so a program that uses a tenth of a core needs seconds for enough
-	// samples.
-	Duration time.Duration
 	// GoVersion is the go line of the module the program is linted in;
 	// "" means the project's own. Set by a "lab:go 1.22" line in its doc.
 	GoVersion string
@@ -53,7 +47,7 @@ type Program struct {
 // Programs lists the lab, in the order the demo shows it.
 var Programs = []Program{
 	{Name: "busyselect", Summary: "consumer polls a channel with select and an empty default"},
-	{Name: "sleeppoll", Summary: "spawners throttle on runtime.NumGoroutine, polling with a 5µs sleep", Duration: 4 * time.Second},
+	{Name: "sleeppoll", Summary: "spawners throttle on runtime.NumGoroutine, polling with a 5µs sleep"},
 	{Name: "timerloop", Summary: "time.After made anew on every loop iteration"},
 	{Name: "gosched", Summary: "waiter spins on an atomic flag with runtime.Gosched"},
 	{Name: "tickerleak", Summary: "ticker never stopped, in a go 1.22 module", GoVersion: "1.22"},
