@@ -122,11 +122,13 @@ func (p *textPrinter) finding(f finding.Finding) {
 	fmt.Fprintln(p.w)
 	head := p.paint(ansiBold, f.Rule+name)
 	p.wrap("  ", "    ", head+": "+f.Message)
+	// Locations are not wrapped: a path split over two lines cannot be
+	// copied or clicked.
 	for i, l := range f.Locations {
 		if i == 0 {
-			p.wrap("    ", "       ", "at "+l.String())
+			fmt.Fprintln(p.w, "    at "+l.String())
 		} else {
-			p.wrap("       ", "       ", l.String())
+			fmt.Fprintln(p.w, "       "+l.String())
 		}
 	}
 	if len(f.Evidence) > 0 {
