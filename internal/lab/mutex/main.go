@@ -1,4 +1,5 @@
-// Mutex has every worker update one map under one sync.Mutex: the workers
+// Mutex has every worker update one map under one sync.Mutex, eight keys
+// per critical section (a handler updating shared state): the workers
 // queue on the lock, spin in lockSlow and park on its semaphore. The fixed
 // twin gives each worker its own counts and merges them at the end.
 package main
@@ -25,7 +26,9 @@ func bad(ctx context.Context) {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				mu.Lock() // lab:SD206 lab:SD309
-				counts[key(i)]++
+				for j := 0; j < 8; j++ {
+					counts[key(i+j)]++
+				}
 				mu.Unlock()
 			}
 		}()
@@ -43,7 +46,9 @@ func fixed(ctx context.Context) {
 			defer wg.Done()
 			local := map[int]int{}
 			for i := 0; ctx.Err() == nil; i++ {
-				local[key(i)]++
+				for j := 0; j < 8; j++ {
+					local[key(i+j)]++
+				}
 			}
 			mu.Lock()
 			for k, v := range local {
