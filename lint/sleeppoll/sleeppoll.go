@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
-	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
@@ -37,13 +36,7 @@ func run(pass *analysis.Pass) (any, error) {
 	if !analysisutil.Imports(pass.Pkg, "time") {
 		return res, nil
 	}
-	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if push && !analysisutil.IsTestFile(pass, n.Pos()) {
-			check(pass, res, n.(*ast.CallExpr), stack)
-		}
-		return true
-	})
+	analysisutil.Visit(pass, func(n *ast.CallExpr, stack []ast.Node) { check(pass, res, n, stack) })
 	return res, nil
 }
 

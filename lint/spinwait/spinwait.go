@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
-	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
@@ -34,13 +33,7 @@ const rule = "SD106"
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
-	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	ins.WithStack([]ast.Node{(*ast.ForStmt)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
-		if push && !analysisutil.IsTestFile(pass, n.Pos()) {
-			check(pass, res, n.(*ast.ForStmt), stack)
-		}
-		return true
-	})
+	analysisutil.Visit(pass, func(n *ast.ForStmt, stack []ast.Node) { check(pass, res, n, stack) })
 	return res, nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/inspect"
+	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -112,6 +114,20 @@ func IsMethod(fn *types.Func, pkgPath, typ string, names ...string) bool {
 // runtime, and findings there would be noise.
 func IsTestFile(pass *analysis.Pass, pos token.Pos) bool {
 	return strings.HasSuffix(pass.Fset.File(pos).Name(), "_test.go")
+}
+
+// Visit calls fn, with the enclosing nodes, for every node of type N (such
+// as *ast.CallExpr) outside _test.go files. The analyzer must require
+// inspect.Analyzer.
+func Visit[N ast.Node](pass *analysis.Pass, fn func(n N, stack []ast.Node)) {
+	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
+	var filter N // a typed nil: the inspector filters by its type
+	ins.WithStack([]ast.Node{filter}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if push && !IsTestFile(pass, n.Pos()) {
+			fn(n.(N), stack)
+		}
+		return true
+	})
 }
 
 // Line is the line of pos, as an Evidence value.
