@@ -87,7 +87,14 @@ func TestSweepCPUBoundKnee(t *testing.T) {
 			}
 			return
 		}
-		if busy < 0.2 && attempt == 3 {
+		// Other work on the machine (go test runs packages in parallel)
+		// shows as a wide interval of the median even when the sampled
+		// run-queue wait missed it: only a quiet, tight sweep may fail.
+		spread := 0.0
+		for _, p := range []sweep.Point{p1, p2, p4} {
+			spread = max(spread, (p.Hi-p.Lo)/p.Median)
+		}
+		if busy < 0.2 && spread < 0.15 && attempt == 3 {
 			t.Fatalf("an idle machine showed no knee at 2: %+v", s.Points)
 		}
 	}
