@@ -96,6 +96,11 @@ type Finding struct {
 	Locations []Location // the user code to change, most relevant first
 	Evidence  []Evidence // the numbers behind it
 	Fix       string     // what to do, concretely
+	// Sources names every source whose evidence backs the finding ("lint",
+	// "profile", "trace", ...), when more than one did: a profile's hot
+	// line that the source code confirms is a spin carries ["profile",
+	// "lint"]. Empty for a single-source finding.
+	Sources []string
 }
 
 // findingJSON is the wire form of the JSON contract in DESIGN.md: name and url
@@ -109,6 +114,7 @@ type findingJSON struct {
 	Evidence  []Evidence `json:"evidence"`
 	Fix       string     `json:"fix"`
 	URL       string     `json:"url"`
+	Sources   []string   `json:"sources,omitempty"`
 }
 
 func (f Finding) MarshalJSON() ([]byte, error) {
@@ -119,6 +125,7 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		Locations: f.Locations,
 		Evidence:  f.Evidence,
 		Fix:       f.Fix,
+		Sources:   f.Sources,
 	}
 	if j.Locations == nil {
 		j.Locations = []Location{}
@@ -145,6 +152,7 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 		Locations: j.Locations,
 		Evidence:  j.Evidence,
 		Fix:       j.Fix,
+		Sources:   j.Sources,
 	}
 	return nil
 }
