@@ -63,24 +63,28 @@ func New(settings any) (register.LinterPlugin, error) {
 		if skip[a.Name] {
 			continue
 		}
-		if len(rules) > 0 {
-			a = filtered(a, rules)
-		}
-		as = append(as, a)
+		as = append(as, labelled(a, rules))
 	}
 	return &Plugin{analyzers: as}, nil
 }
 
-// filtered returns a copy of a that drops diagnostics whose Category (the
-// rule ID) is in off.
-func filtered(a *analysis.Analyzer, off map[string]bool) *analysis.Analyzer {
+// labelled returns a copy of a that drops diagnostics whose Category (the
+// rule ID) is in off and starts every other message with the rule ID:
+// golangci-lint prints the analyzer's name and the message but not the
+// category, and the ID is what `schedoctor rules` and docs/rules look up
+// ("worker.go:18:3: busyselect: SD101 loop spins a core ... (schedoctor)").
+func labelled(a *analysis.Analyzer, off map[string]bool) *analysis.Analyzer {
 	w := *a
 	w.Run = func(pass *analysis.Pass) (any, error) {
 		p := *pass
 		p.Report = func(d analysis.Diagnostic) {
-			if !off[d.Category] {
-				pass.Report(d)
+			if off[d.Category] {
+				return
 			}
+			if d.Category != "" && !strings.HasPrefix(d.Message, d.Category+" ") {
+				d.Message = d.Category + " " + d.Message
+			}
+			pass.Report(d)
 		}
 		return a.Run(&p)
 	}

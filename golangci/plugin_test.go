@@ -106,3 +106,25 @@ func TestPluginBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginMessagesNameTheRule: golangci-lint prints the analyzer's name
+// and the message, never the category, so the plugin puts the rule ID first.
+func TestPluginMessagesNameTheRule(t *testing.T) {
+	p, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, _ := p.BuildAnalyzers()
+	res, err := lint.Run(context.Background(), lint.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 {
+		t.Fatal("no findings on the fixture")
+	}
+	for _, f := range res.Findings {
+		if !strings.HasPrefix(f.Message, f.Rule+" ") || strings.HasPrefix(f.Message, f.Rule+" "+f.Rule) {
+			t.Errorf("message %q: want it to start with %q once", f.Message, f.Rule+" ")
+		}
+	}
+}
