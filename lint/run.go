@@ -44,6 +44,13 @@ type Options struct {
 	// Env is the environment of the go command that loads the packages;
 	// nil means the current process's.
 	Env []string
+	// VetTool is the path of a schedoctor binary (one whose main calls
+	// VetToolMain when IsVetTool says go vet runs it). When set, and
+	// Analyzers is nil, Run hands the packages to `go vet -vettool`, which
+	// analyzes them one per process with its build cache: memory stays flat
+	// on any tree and unchanged packages are not analyzed again. Empty
+	// means every package is loaded and analyzed in this process.
+	VetTool string
 }
 
 // Result is what Run found.
@@ -102,6 +109,9 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if opt.VetTool != "" && opt.Analyzers == nil {
+		return runVet(ctx, dir, opt)
+	}
 	pkgs, err := load(ctx, dir, opt, analyzers)
 	if err != nil {
 		return Result{}, err
@@ -136,8 +146,13 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		}
 	}
 	res.Summary.Packages, res.Summary.Files = len(paths), len(files)
+	return c.result(res, opt.Fix, dir)
+}
 
-	if opt.Fix {
+// result completes res with the collected diagnostics, applying their
+// fixes first when fix is set.
+func (c *collector) result(res Result, fix bool, dir string) (Result, error) {
+	if fix {
 		fr, err := applyFixes(c.diags)
 		if err != nil {
 			return Result{}, err
@@ -207,13 +222,8 @@ func workDir(dir string) (string, error) {
 // load loads the patterns with the syntax and types the checker needs, and
 // refuses patterns that match nothing and packages that do not compile.
 func load(ctx context.Context, dir string, opt Options, analyzers []*analysis.Analyzer) ([]*packages.Package, error) {
-	if len(opt.Patterns) == 0 {
-		return nil, fmt.Errorf("%w: no package patterns given", ErrNoPackages)
-	}
-	for _, p := range opt.Patterns {
-		if strings.TrimSpace(p) == "" {
-			return nil, fmt.Errorf("%w: empty package pattern %q", ErrNoPackages, p)
-		}
+	if err := checkPatterns(opt.Patterns); err != nil {
+		return nil, err
 	}
 	// Analyzers with facts run on every dependency and need their syntax;
 	// the others only need the roots' (LoadSyntax types the rest from

@@ -207,22 +207,26 @@ func TestRunErrors(t *testing.T) {
 		{"matches nothing", "testdata/broken", []string{"./empty/..."},
 			[]string{"no packages matched ./empty/..."}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Run(context.Background(), testOptions(tc.dir, tc.patterns...))
-			if err == nil {
-				t.Fatal("no error")
-			}
-			t.Log(err)
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
+		for _, driver := range drivers(t) {
+			t.Run(driver.name+"/"+tc.name, func(t *testing.T) {
+				_, err := Run(context.Background(), driver.options(tc.dir, tc.patterns...))
+				if err == nil {
+					t.Fatal("no error")
 				}
-			}
-		})
+				t.Log(err)
+				for _, w := range tc.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not contain %q", err, w)
+					}
+				}
+			})
+		}
 	}
 	// The package that compiles alone is fine.
-	if _, err := Run(context.Background(), testOptions("testdata/broken", "./ok")); err != nil {
-		t.Errorf("./ok: %v", err)
+	for _, driver := range drivers(t) {
+		if _, err := Run(context.Background(), driver.options("testdata/broken", "./ok")); err != nil {
+			t.Errorf("%s: ./ok: %v", driver.name, err)
+		}
 	}
 }
 

@@ -6,6 +6,11 @@
 #
 # Usage: scripts/bench-lint.sh [N]      (default N=5; run from the module root)
 #
+# schedoctor lint runs through go vet -vettool (lint.Options.VetTool), one
+# package per process; max RSS is that of the largest process of the run
+# (GNU time reports the peak of the child and its descendants, not the sum
+# of the processes that run in parallel), the same measure for go vet.
+#
 # The same work for all three: std with its _test.go files (go vet always
 # includes them, so schedoctor runs with -test and staticcheck with its
 # default -tests=true).
@@ -39,12 +44,18 @@ go build -o "$bin/schedoctor" ./cmd/schedoctor
 base=$work/gocache-base
 GOCACHE=$base go list -export -deps -test std >/dev/null
 
-run() { # run NAME CMD...: one timed run with fresh caches
-	local name=$1 rc wall rss
-	shift
+run() { # run cold|warm NAME CMD...: one timed run
+	# cold: fresh caches (compiled std, nothing analyzed);
+	# warm: the same, after one unmeasured run of the same command, so
+	# that analysis results and facts are cached (the second run of a day).
+	local mode=$1 name=$2 rc wall rss
+	shift 2
 	rm -rf "$work/gocache" "$work/sccache"
 	cp -a "$base" "$work/gocache"
 	mkdir "$work/sccache"
+	if [ "$mode" = warm ]; then
+		GOCACHE=$work/gocache STATICCHECK_CACHE=$work/sccache "$@" >/dev/null 2>&1 || true
+	fi
 	set +e
 	GOCACHE=$work/gocache STATICCHECK_CACHE=$work/sccache \
 		/usr/bin/time -o "$work/time" -f '%e %M' "$@" >/dev/null 2>"$work/stderr"
@@ -58,19 +69,23 @@ run() { # run NAME CMD...: one timed run with fresh caches
 	fi
 	# time -o starts with "Command exited with non-zero status N" on exit 1.
 	read -r wall rss < <(tail -1 "$work/time")
-	printf '%s\t%s\t%d\n' "$name" "$wall" "$((rss / 1024))" | tee -a "$work/results"
+	printf '%s\t%s\t%d\n' "$mode-$name" "$wall" "$((rss / 1024))" | tee -a "$work/results"
 }
 
 printf 'tool\twall_s\tmaxrss_MB\n'
-for i in $(seq "$N"); do
-	run schedoctor "$bin/schedoctor" lint -test -fail none std
-	run govet go vet std
-	run staticcheck "$bin/staticcheck" -checks SA5004,SA1015,SA1004,SA5002 std
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for mode in cold warm; do
+	for i in $(seq "$N"); do
+		run "$mode" schedoctor "$bin/schedoctor" lint -test -fail none std
+		run "$mode" govet go vet std
+		run "$mode" staticcheck "$bin/staticcheck" -checks SA5004,SA1015,SA1004,SA5002 std
+	done
 done
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
 echo
 printf 'tool\twall_s median (min-max)\tmaxrss_MB median (min-max)\tn\n'
-for tool in schedoctor govet staticcheck; do
+for tool in cold-schedoctor cold-govet cold-staticcheck warm-schedoctor warm-govet warm-staticcheck; do
 	awk -v t="$tool" '$1 == t { print $2, $3 }' "$work/results" | sort -n -k1,1 | awk -v t="$tool" '
 		{ w[NR] = $1; r[NR] = $2 }
 		END {

@@ -9,15 +9,26 @@ import (
 	"syscall"
 
 	"github.com/schedoctor/schedoctor/internal/cli"
+	"github.com/schedoctor/schedoctor/lint"
 )
 
 func main() {
+	// `schedoctor lint` runs go vet with this binary as its -vettool; go vet
+	// then calls it once per package.
+	if lint.IsVetTool(os.Args[1:]) {
+		lint.VetToolMain()
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "" // lint then analyzes in this process
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, &cli.Env{
 		Stdin:    os.Stdin,
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
 		Terminal: isTerminal(os.Stdout),
+		VetTool:  exe,
 	}, os.Args[1:])
 	stop()
 	os.Exit(code)

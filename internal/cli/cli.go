@@ -36,6 +36,11 @@ type Env struct {
 	Getenv func(string) string
 	// Terminal reports whether Stdout is a terminal (for colour).
 	Terminal bool
+	// VetTool is the path of this program when it also serves as go vet's
+	// -vettool (cmd/schedoctor does; see lint.IsVetTool): lint then runs
+	// through go vet, package by package with its build cache. Empty: lint
+	// loads and analyzes every package in this process.
+	VetTool string
 
 	cmd string // the running subcommand, for messages
 }

@@ -37,7 +37,7 @@ The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	res, err := lint.Run(ctx, lint.Options{Patterns: patterns, Tests: *tests, Fix: *fix})
+	res, err := lint.Run(ctx, lint.Options{Patterns: patterns, Tests: *tests, Fix: *fix, VetTool: e.VetTool})
 	if err != nil {
 		return e.fail(err)
 	}

@@ -1,0 +1,357 @@
+package lint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// runVet is Run through `go vet -vettool=opt.VetTool -json`: go vet
+// analyzes one package per process, in parallel, with the dependencies'
+// facts and its own results in the build cache, so memory stays that of one
+// package whatever the size of the tree, and an unchanged package is not
+// analyzed again. The tool (a schedoctor binary; see IsVetTool) hands
+// each diagnostic's evidence and function back in a related-information
+// note.
+func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
+	if err := checkPatterns(opt.Patterns); err != nil {
+		return Result{}, err
+	}
+	listed, err := listPackages(ctx, dir, opt)
+	if err != nil {
+		return Result{}, err
+	}
+
+	args := append([]string{"vet", "-vettool=" + opt.VetTool, "-json"}, opt.Patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env = dir, opt.Env
+	setProcessGroup(cmd)
+	var stdout bytes.Buffer
+	stderr := &cappedBuffer{max: 1 << 20}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		return Result{}, fmt.Errorf("running go vet: %w", runErr)
+	}
+	if runErr != nil {
+		// go vet -json exits 0 on diagnostics; a failure is a package that
+		// does not build or a tool that failed.
+		return Result{}, vetError(dir, stderr.String())
+	}
+
+	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}}
+	fset := token.NewFileSet()
+	files := map[string]*token.File{}
+	if err := decodeVet(&stdout, func(pkg, analyzer string, d jsonDiagnostic) error {
+		return c.addVet(fset, files, opt, analyzer, d)
+	}); err != nil {
+		return Result{}, fmt.Errorf("reading go vet's output: %w", err)
+	}
+
+	res := Result{Summary: Summary{Analyzers: len(Analyzers), Rewritten: []string{}}}
+	res.Summary.Packages = len(listed)
+	for _, p := range listed {
+		res.Summary.Files += len(p.GoFiles) + len(p.CgoFiles)
+		if opt.Tests {
+			res.Summary.Files += len(p.TestGoFiles) + len(p.XTestGoFiles)
+		}
+	}
+	return c.result(res, opt.Fix, dir)
+}
+
+// jsonDiagnostic is one diagnostic of go vet's -json output
+// (x/tools/internal/analysis/driverutil.JSONDiagnostic).
+type jsonDiagnostic struct {
+	Category       string `json:"category"`
+	Posn           string `json:"posn"`
+	Message        string `json:"message"`
+	SuggestedFixes []struct {
+		Message string `json:"message"`
+		Edits   []struct {
+			Filename string `json:"filename"`
+			Start    int    `json:"start"`
+			End      int    `json:"end"`
+			New      string `json:"new"`
+		} `json:"edits"`
+	} `json:"suggested_fixes"`
+	Related []struct {
+		Posn    string `json:"posn"`
+		Message string `json:"message"`
+	} `json:"related"`
+}
+
+// decodeVet reads go vet's -json stream: one object per package, mapping
+// the package ID to each analyzer's diagnostics, or to {"error": "..."}.
+func decodeVet(r io.Reader, each func(pkg, analyzer string, d jsonDiagnostic) error) error {
+	dec := json.NewDecoder(r)
+	for {
+		var tree map[string]map[string]json.RawMessage
+		if err := dec.Decode(&tree); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for _, pkg := range slices.Sorted(mapKeys(tree)) {
+			for _, analyzer := range slices.Sorted(mapKeys(tree[pkg])) {
+				raw := tree[pkg][analyzer]
+				var failed struct {
+					Err string `json:"error"`
+				}
+				if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+					if err := json.Unmarshal(raw, &failed); err != nil {
+						return err
+					}
+					return fmt.Errorf("analyzer %s failed on %s: %s", analyzer, pkg, failed.Err)
+				}
+				var diags []jsonDiagnostic
+				if err := json.Unmarshal(raw, &diags); err != nil {
+					return fmt.Errorf("package %s, analyzer %s: %w", pkg, analyzer, err)
+				}
+				for _, d := range diags {
+					if err := each(pkg, analyzer, d); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// addVet turns one of go vet's diagnostics into a finding, like add does for
+// the checker's.
+func (c *collector) addVet(fset *token.FileSet, files map[string]*token.File, opt Options, analyzer string, d jsonDiagnostic) error {
+	file, line, col, err := splitPosn(d.Posn)
+	if err != nil {
+		return err
+	}
+	if !opt.Tests && strings.HasSuffix(file, "_test.go") {
+		return nil
+	}
+	k := diagKey{rule: d.Category, file: file, offset: line<<16 | col, message: d.Message}
+	if c.seen[k] {
+		return nil // the package and its test variant share the file
+	}
+	c.seen[k] = true
+	rule := d.Category
+	if rule == "" {
+		rule = analyzer
+	}
+	f := finding.Finding{
+		Rule:      rule,
+		Message:   d.Message,
+		Locations: []finding.Location{{File: relPath(c.dir, file), Line: line, Column: col}},
+	}
+	if r, ok := finding.Lookup(rule); ok {
+		f.Severity, f.Fix = r.Severity, r.Fix
+	} else {
+		f.Severity = finding.Warning
+	}
+	for _, rel := range d.Related {
+		if note, ok := strings.CutPrefix(rel.Message, noteMarker); ok {
+			var n vetNote
+			if err := json.Unmarshal([]byte(note), &n); err != nil {
+				return fmt.Errorf("%s: evidence note: %w", d.Posn, err)
+			}
+			f.Locations[0].Function, f.Evidence = n.Function, n.Evidence
+		}
+	}
+	dg := diag{finding: f, fset: fset}
+	if opt.Fix && len(d.SuggestedFixes) > 0 {
+		fix := d.SuggestedFixes[0]
+		sf := analysis.SuggestedFix{Message: fix.Message}
+		for _, e := range fix.Edits {
+			tf, err := tokenFile(fset, files, e.Filename)
+			if err != nil {
+				return err
+			}
+			if e.Start < 0 || e.End < e.Start || e.End > tf.Size() {
+				return fmt.Errorf("%s: fix %q has an edit outside %s", d.Posn, fix.Message, e.Filename)
+			}
+			sf.TextEdits = append(sf.TextEdits, analysis.TextEdit{Pos: tf.Pos(e.Start), End: tf.Pos(e.End), NewText: []byte(e.New)})
+			if dg.file == nil {
+				// applyFixes reads only the header: is the file generated?
+				dg.file, _ = parser.ParseFile(token.NewFileSet(), e.Filename, nil, parser.PackageClauseOnly|parser.ParseComments)
+			}
+		}
+		dg.fixes = []analysis.SuggestedFix{sf}
+	}
+	c.diags = append(c.diags, dg)
+	return nil
+}
+
+// tokenFile gives a file of the size it has now a place in fset, so that
+// go vet's byte offsets become positions applyFixes understands.
+func tokenFile(fset *token.FileSet, files map[string]*token.File, name string) (*token.File, error) {
+	if tf, ok := files[name]; ok {
+		return tf, nil
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("applying fixes: %w", err)
+	}
+	tf := fset.AddFile(name, -1, int(fi.Size()))
+	files[name] = tf
+	return tf, nil
+}
+
+// splitPosn splits "file:line:col".
+func splitPosn(posn string) (file string, line, col int, err error) {
+	i := strings.LastIndexByte(posn, ':')
+	j := strings.LastIndexByte(posn[:max(i, 0)], ':')
+	if i < 0 || j < 0 {
+		return "", 0, 0, fmt.Errorf("go vet position %q is not file:line:column", posn)
+	}
+	line, err1 := strconv.Atoi(posn[j+1 : i])
+	col, err2 := strconv.Atoi(posn[i+1:])
+	if err1 != nil || err2 != nil {
+		return "", 0, 0, fmt.Errorf("go vet position %q is not file:line:column", posn)
+	}
+	return posn[:j], line, col, nil
+}
+
+// vetError words go vet's failure like load's: the first package that does
+// not compile, with its first errors ("# pkg" then the compiler's lines).
+func vetError(dir, stderr string) error {
+	var pkg string
+	var lines []string
+	for l := range strings.SplitSeq(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "# "):
+			if pkg != "" {
+				goto done
+			}
+			pkg = strings.TrimPrefix(l, "# ")
+		default:
+			l = strings.TrimPrefix(l, "vet: ")
+			if !slices.Contains(lines, l) {
+				lines = append(lines, relPos(dir, l))
+			}
+		}
+	}
+done:
+	var b strings.Builder
+	if pkg != "" {
+		fmt.Fprintf(&b, "package %s does not compile (fix it, or lint other packages):", pkg)
+	} else {
+		b.WriteString("go vet failed:")
+	}
+	if len(lines) == 0 {
+		lines = []string{"(no message)"}
+	}
+	for i, l := range lines {
+		if i == maxErrors {
+			fmt.Fprintf(&b, "\n\t(and %d more)", len(lines)-maxErrors)
+			break
+		}
+		fmt.Fprintf(&b, "\n\t%s", l)
+	}
+	return errors.New(b.String())
+}
+
+// listedPackage is what go list says of one package.
+type listedPackage struct {
+	ImportPath   string
+	Name         string
+	GoFiles      []string
+	CgoFiles     []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Error        *struct{ Err string }
+}
+
+// listPackages resolves the patterns with go list, for the summary and for
+// the same errors as the in-process loader: a pattern that matches nothing,
+// a directory that does not exist.
+func listPackages(ctx context.Context, dir string, opt Options) ([]listedPackage, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Name,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error"}, opt.Patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env = dir, opt.Env
+	setProcessGroup(cmd)
+	var stdout bytes.Buffer
+	stderr := &cappedBuffer{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("cannot load %s:\n\t%s", strings.Join(opt.Patterns, " "), strings.ReplaceAll(strings.TrimSpace(stderr.String()), "\n", "\n\t"))
+	}
+	var out []listedPackage
+	dec := json.NewDecoder(&stdout)
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("reading go list's output: %w", err)
+		}
+		if p.Error != nil {
+			if p.Name == "" && len(p.GoFiles) == 0 {
+				return nil, fmt.Errorf("cannot load %s:\n\t%s", p.ImportPath, relPos(dir, p.Error.Err))
+			}
+			return nil, fmt.Errorf("package %s does not compile (fix it, or lint other packages):\n\t%s", p.ImportPath, relPos(dir, p.Error.Err))
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w %s", ErrNoPackages, strings.Join(opt.Patterns, " "))
+	}
+	return out, nil
+}
+
+// checkPatterns refuses what go list would read as "the current directory".
+func checkPatterns(patterns []string) error {
+	if len(patterns) == 0 {
+		return fmt.Errorf("%w: no package patterns given", ErrNoPackages)
+	}
+	for _, p := range patterns {
+		if strings.TrimSpace(p) == "" {
+			return fmt.Errorf("%w: empty package pattern %q", ErrNoPackages, p)
+		}
+	}
+	return nil
+}
+
+// cappedBuffer keeps the first max bytes written to it.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
