@@ -7,20 +7,155 @@
 // Sources never import this package; it imports them.
 package diagnose
 
-import "github.com/schedoctor/schedoctor/lint/inspect"
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/schedoctor/schedoctor/lint/inspect"
+)
+
+// SourceReader reads the loop around a line that a profile or trace
+// recorded. *inspect.Resolver is the real one; tests inject loops. The
+// error wraps inspect.ErrNoSource when the file is not found.
+type SourceReader interface {
+	At(file string, line int) (*inspect.Loop, error)
+}
 
 // Options say where the source code is.
 type Options struct {
 	// Source reads the files that profiles and traces name. Nil means no
 	// source look-ups: the runtime findings are returned as their source
 	// made them, and SourceReport says so.
-	Source *inspect.Resolver
+	Source SourceReader
 }
 
 // SourceReport tells the reader how much of the source was found, so that
 // a finding's missing source evidence is never silent.
 type SourceReport struct {
+	// Given is false when no source look-ups were made at all (no
+	// SourceReader): every runtime finding is the runtime source's alone.
+	Given   bool     `json:"given"`
 	Looked  int      `json:"looked"`            // distinct files asked for
 	Found   int      `json:"found"`             // of them, read
 	Missing []string `json:"missing,omitempty"` // recorded paths not found (at most a few)
+	// Errors are files found but not usable (too large, not Go, lines
+	// beyond the end: the source is not the one the binary was built
+	// from), at most a few, with the reason.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// maxListed bounds Missing and Errors: the counts say the rest.
+const maxListed = 5
+
+// Text is the one-line account of the look-ups that reports print.
+func (r *SourceReport) Text() string {
+	switch {
+	case r == nil || !r.Given:
+		return "source: not read (no source reader given)"
+	case r.Looked == 0:
+		return "source: no hot user line to read"
+	case r.Found == 0:
+		s := fmt.Sprintf("source: none of the %d file(s) the hot lines name was found", r.Looked)
+		if len(r.Missing) > 0 {
+			s += fmt.Sprintf(" (e.g. %s)", r.Missing[0])
+		}
+		return s + "; pass -src DIR with the module's source to judge them"
+	}
+	s := fmt.Sprintf("source: read %d of %d file(s) the hot lines name", r.Found, r.Looked)
+	if n := r.Looked - r.Found; n > 0 {
+		s += fmt.Sprintf("; %d not found (e.g. %s): pass -src DIR", n, firstOf(r.Missing, r.Errors))
+	}
+	return s
+}
+
+func firstOf(lists ...[]string) string {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l[0]
+		}
+	}
+	return "?"
+}
+
+// lookups reads lines through a SourceReader and keeps the SourceReport:
+// one verdict per file:line, each file counted once. Safe for concurrent
+// use.
+type lookups struct {
+	src SourceReader
+
+	mu    sync.Mutex
+	rep   SourceReport
+	files map[string]bool // recorded file → found
+	lines map[string]lineResult
+}
+
+type lineResult struct {
+	loop *inspect.Loop
+	err  error
+}
+
+func newLookups(src SourceReader) *lookups {
+	return &lookups{src: src, rep: SourceReport{Given: src != nil}, files: map[string]bool{},
+		lines: map[string]lineResult{}}
+}
+
+// at returns the loop at file:line, nil when the source is not there or
+// not usable (the report says which).
+func (l *lookups) at(file string, line int) *inspect.Loop {
+	if l.src == nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s:%d", file, line)
+	l.mu.Lock()
+	if r, ok := l.lines[key]; ok {
+		l.mu.Unlock()
+		return r.loop
+	}
+	l.mu.Unlock()
+	loop, err := l.src.At(file, line)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines[key] = lineResult{loop, err}
+	found, seen := l.files[file]
+	if !seen {
+		l.rep.Looked++
+	}
+	switch {
+	case err == nil:
+		if !found {
+			l.rep.Found++
+			l.files[file] = true
+			l.rep.Missing = slices.DeleteFunc(l.rep.Missing, func(m string) bool { return m == file })
+		}
+	case errors.Is(err, inspect.ErrNoSource):
+		if !seen {
+			l.files[file] = false
+			if len(l.rep.Missing) < maxListed {
+				l.rep.Missing = append(l.rep.Missing, file)
+			}
+		}
+	default:
+		if !seen {
+			l.files[file] = false
+		}
+		if len(l.rep.Errors) < maxListed {
+			l.rep.Errors = append(l.rep.Errors, err.Error())
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	return loop
+}
+
+// report returns a copy of the SourceReport so far.
+func (l *lookups) report() *SourceReport {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.rep
+	r.Missing = slices.Clone(r.Missing)
+	r.Errors = slices.Clone(r.Errors)
+	return &r
 }

@@ -89,7 +89,29 @@ type site struct {
 	yieldOnly       int // of those, goroutines that yielded at least once
 	starts          int
 	migP, migM      int
+	// How running stretches end: their running time and count by end.
+	runEnd [nEnd]time.Duration
+	nEnds  [nEnd]int
+	// CPU samples (present when a CPU profile ran during the trace): of
+	// the site's goroutines, where they were (innermost user frame), and
+	// how many were in the runtime's select or yield code.
+	samples     int
+	sampleLocs  map[locID]int
+	spinSamples int
 }
+
+// end is how a running stretch ended.
+type end uint8
+
+const (
+	endPreempt end = iota // preempted (sysmon or a GC's stop)
+	endYield              // runtime.Gosched in the user's code
+	endBlock              // blocked (channel, select, lock, sleep, network, ...)
+	endSyscall            // entered a syscall
+	endExit               // the goroutine ended
+	endRuntime            // yielded inside runtime.GC (its sweep loop), not the user's code
+	nEnd
+)
 
 type blockKey struct {
 	why wake
@@ -149,8 +171,9 @@ type rangeKey struct {
 }
 
 type openRange struct {
-	start trace.Time
-	loc   locID
+	start  trace.Time
+	loc    locID
+	forced bool // begun inside runtime.GC: a forced collection
 }
 
 // analyzer is the streaming state: per live goroutine and P, per site and
@@ -188,6 +211,17 @@ type analyzer struct {
 	assistBy map[locID]time.Duration // the same, by where the goroutine allocated
 	mark     Histogram
 	gcWorker time.Duration // running time of GC mark worker goroutines
+	// forced GCs: stop-the-world time and mark phases begun by a call to
+	// runtime.GC (or debug.FreeOSMemory), and who called it.
+	stwForced   time.Duration
+	forcedBy    map[locID]time.Duration
+	forcedMarks int
+	stwTop      topN // the longest pauses
+	wokenTop    topN // the longest waits for a P after a wake-up
+	gcYields    int  // yields inside runtime.GC's sweep loop
+
+	samples                 int
+	firstSample, lastSample trace.Time
 }
 
 func newAnalyzer() *analyzer {
@@ -202,6 +236,9 @@ func newAnalyzer() *analyzer {
 		ranges:    map[rangeKey]openRange{},
 		stwWhy:    map[string]time.Duration{},
 		assistBy:  map[locID]time.Duration{},
+		forcedBy:  map[locID]time.Duration{},
+		stwTop:    topN{n: maxTail},
+		wokenTop:  topN{n: maxTail},
 		runningPs: newLevel(true),
 		runnable:  newLevel(false),
 	}
@@ -213,11 +250,12 @@ func (a *analyzer) siteFor(k siteKey) int32 {
 	}
 	fn := a.locs.get(k.fn).Function
 	s := &site{
-		key:       k,
-		system:    isRuntimeFunc(fn),
-		gcWorker:  strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
-		blockLocs: map[blockKey]int{},
-		stopLocs:  map[locID]int{},
+		key:        k,
+		system:     isRuntimeFunc(fn),
+		gcWorker:   strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
+		blockLocs:  map[blockKey]int{},
+		stopLocs:   map[locID]int{},
+		sampleLocs: map[locID]int{},
 	}
 	i := int32(len(a.sites))
 	a.sites = append(a.sites, s)
@@ -264,6 +302,8 @@ func (a *analyzer) handle(ev *trace.Event) {
 		if m.Name == "/sched/gomaxprocs:threads" && m.Value.Kind() == trace.ValueUint64 {
 			a.gomaxprocs = int(m.Value.Uint64())
 		}
+	case trace.EventStackSample:
+		a.sample(ev, t)
 	case trace.EventStateTransition:
 		st := ev.StateTransition()
 		switch st.Resource.Kind {
@@ -280,11 +320,15 @@ func (a *analyzer) handle(ev *trace.Event) {
 		}
 		k := rangeKey{r.Name, r.Scope}
 		if _, ok := a.ranges[k]; !ok {
-			loc := noLoc
+			loc, forced := noLoc, false
 			if ev.Kind() == trace.EventRangeBegin {
 				loc = a.locs.user(ev.Stack())
+				forced = a.locs.inForcedGC(ev.Stack())
 			}
-			a.ranges[k] = openRange{start: t, loc: loc}
+			a.ranges[k] = openRange{start: t, loc: loc, forced: forced}
+			if forced && r.Name == "GC concurrent mark phase" {
+				a.forcedMarks++
+			}
 		}
 	case trace.EventRangeEnd:
 		r := ev.Range()
@@ -302,7 +346,14 @@ func (a *analyzer) handle(ev *trace.Event) {
 		switch {
 		case strings.HasPrefix(r.Name, "stop-the-world"):
 			a.stw.Add(d)
+			why := stwReason(r.Name)
+			if o.forced {
+				a.stwForced += d
+				a.forcedBy[o.loc] += d
+				why += ", forced by runtime.GC"
+			}
 			a.stwWhy[stwReason(r.Name)] += d
+			a.stwTop.add(tail{At: o.start.Sub(a.first), Dur: d, What: why, Loc: o.loc})
 		case r.Name == "GC concurrent mark phase":
 			a.mark.Add(d)
 		}
@@ -367,6 +418,12 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			if s.gcWorker {
 				a.gcWorker += d
 			}
+			e := endOf(to, st.Reason)
+			if e == endYield && a.locs.inForcedGC(st.Stack) {
+				e = endRuntime
+			}
+			s.runEnd[e] += d
+			s.nEnds[e]++
 		}
 	case trace.GoRunnable:
 		a.runnable.add(t, -1)
@@ -390,6 +447,13 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			loc := a.locs.user(st.Stack)
 			g.stopped = true
 			g.lastSleepLoc = noLoc
+			if st.Reason == "runtime.Gosched" && a.locs.inForcedGC(st.Stack) {
+				// runtime.GC yields between sweeps: the runtime's loop,
+				// not a spin of the code that called it.
+				g.why = wakeYield
+				a.gcYields++
+				break
+			}
 			if st.Reason == "runtime.Gosched" {
 				g.why = wakeYield
 				g.yielded = true
@@ -485,8 +549,18 @@ func (a *analyzer) start(ev *trace.Event, g *gstate, t trace.Time) {
 		d := t.Sub(g.since)
 		a.latency.Add(d)
 		a.byWhy[g.why].Add(d)
-		if s != nil && g.why.woken() {
-			s.latency.Add(d)
+		if g.why.woken() {
+			if s != nil {
+				s.latency.Add(d)
+			}
+			if a.wokenTop.accepts(d) {
+				what := wakeNames[g.why]
+				loc := g.blockLoc
+				if g.why == wakeSyscall {
+					loc = g.syscallLoc
+				}
+				a.wokenTop.add(tail{At: g.since.Sub(a.first), Dur: d, What: what, Loc: loc})
+			}
 		}
 	}
 	a.starts++
@@ -603,7 +677,10 @@ func (a *analyzer) finish() {
 			d := t.Sub(g.since)
 			g.run += d
 			if g.site >= 0 {
+				// Still running at the end: the stretch's end is unknown,
+				// counted with the exits (neither a block nor a stop).
 				a.sites[g.site].running += d
+				a.sites[g.site].runEnd[endExit] += d
 			}
 		}
 		a.retire(g)
@@ -719,4 +796,84 @@ func (l *level) shareAbove(n int) float64 {
 		return 0
 	}
 	return float64(above) / float64(total)
+}
+
+// endOf is how a running stretch that leaves for state to ends.
+func endOf(to trace.GoState, reason string) end {
+	switch to {
+	case trace.GoRunnable:
+		if reason == "runtime.Gosched" {
+			return endYield
+		}
+		return endPreempt
+	case trace.GoWaiting:
+		return endBlock
+	case trace.GoSyscall:
+		return endSyscall
+	}
+	return endExit
+}
+
+// sample records a CPU profile sample the trace carries: the process had
+// the CPU then, in the goroutine the event names (if any).
+func (a *analyzer) sample(ev *trace.Event, t trace.Time) {
+	if a.samples == 0 {
+		a.firstSample = t
+	}
+	a.samples++
+	a.lastSample = t
+	id := ev.Goroutine()
+	if id == trace.NoGoroutine {
+		return
+	}
+	g := a.gs[id]
+	if g == nil || g.site < 0 {
+		return
+	}
+	s := a.sites[g.site]
+	s.samples++
+	stk := ev.Stack()
+	if a.locs.inSpinCode(stk) {
+		s.spinSamples++
+	}
+	if loc := a.locs.user(stk); loc != noLoc && isUserFunc(a.locs.get(loc).Function) {
+		s.sampleLocs[loc]++
+	}
+}
+
+// tail is one long stall: a stop-the-world pause or a wait for a P.
+type tail struct {
+	At   time.Duration // from the trace's start
+	Dur  time.Duration
+	What string
+	Loc  locID
+}
+
+// maxTail is how many of the longest stalls are kept.
+const maxTail = 5
+
+// topN keeps the n longest stalls, longest first.
+type topN struct {
+	n    int
+	list []tail
+}
+
+func (t *topN) accepts(d time.Duration) bool {
+	return len(t.list) < t.n || d > t.list[len(t.list)-1].Dur
+}
+
+func (t *topN) add(x tail) {
+	if !t.accepts(x.Dur) {
+		return
+	}
+	i := len(t.list)
+	for i > 0 && t.list[i-1].Dur < x.Dur {
+		i--
+	}
+	t.list = append(t.list, tail{})
+	copy(t.list[i+1:], t.list[i:])
+	t.list[i] = x
+	if len(t.list) > t.n {
+		t.list = t.list[:t.n]
+	}
 }

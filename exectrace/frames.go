@@ -24,6 +24,8 @@ type locTable struct {
 	cache map[trace.Stack]locID // this generation's stacks → user frame
 	entry map[trace.Stack]locID // this generation's stacks → outermost frame
 	lock  map[trace.Stack]bool  // this generation's stacks → blocked in a Mutex or RWMutex
+	gc    map[trace.Stack]bool  // this generation's stacks → inside runtime.GC
+	spin  map[trace.Stack]bool  // this generation's stacks → in select or yield code
 }
 
 func newLocTable() *locTable {
@@ -32,6 +34,8 @@ func newLocTable() *locTable {
 		cache: map[trace.Stack]locID{},
 		entry: map[trace.Stack]locID{},
 		lock:  map[trace.Stack]bool{},
+		gc:    map[trace.Stack]bool{},
+		spin:  map[trace.Stack]bool{},
 	}
 }
 
@@ -41,6 +45,54 @@ func (t *locTable) newGeneration() {
 	clear(t.cache)
 	clear(t.entry)
 	clear(t.lock)
+	clear(t.gc)
+	clear(t.spin)
+}
+
+// inForcedGC reports whether s is inside a collection forced by a call
+// (runtime.GC, debug.FreeOSMemory): its pauses, mark phase and sweep-loop
+// yields are the runtime's, at the caller's request, not allocation.
+func (t *locTable) inForcedGC(s trace.Stack) bool {
+	if s == trace.NoStack {
+		return false
+	}
+	if v, ok := t.gc[s]; ok {
+		return v
+	}
+	v := false
+	for f := range s.Frames() {
+		if f.Func == "runtime.GC" || f.Func == "runtime/debug.FreeOSMemory" {
+			v = true
+			break
+		}
+	}
+	t.gc[s] = v
+	return v
+}
+
+// inSpinCode reports whether a CPU sample's stack is in the runtime's
+// select or yield code (selectgo, selectnbsend/recv, their locks,
+// Gosched): the frames a busy wait on a select or a yield runs.
+func (t *locTable) inSpinCode(s trace.Stack) bool {
+	if s == trace.NoStack {
+		return false
+	}
+	if v, ok := t.spin[s]; ok {
+		return v
+	}
+	v := false
+	for f := range s.Frames() {
+		switch f.Func {
+		case "runtime.selectgo", "runtime.selectnbsend", "runtime.selectnbrecv", "runtime.sellock", "runtime.selunlock",
+			"runtime.Gosched", "runtime.gosched_m", "runtime.goschedImpl":
+			v = true
+		}
+		if v || isUserFunc(f.Func) {
+			break // only the frames under the first user frame count
+		}
+	}
+	t.spin[s] = v
+	return v
 }
 
 // isLock reports whether s blocked in sync.Mutex or sync.RWMutex (rather
@@ -138,12 +190,7 @@ func (t *locTable) outer(s trace.Stack) locID {
 // standard library: package main, or an import path whose first element has
 // a dot (a module path). The standard library's paths never do.
 func isUserFunc(fn string) bool {
-	pkg := funcPackage(fn)
-	if pkg == "main" {
-		return true
-	}
-	first, _, _ := strings.Cut(pkg, "/")
-	return strings.Contains(first, ".")
+	return finding.UserFunction(fn)
 }
 
 // funcPackage returns the import path part of a qualified function name.

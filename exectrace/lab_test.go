@@ -43,7 +43,9 @@ func TestLab(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				file := filepath.Join(dir, name+".trace")
-				args := []string{"-duration", "1s", "-trace", file}
+				// With a CPU profile running, the trace carries CPU samples:
+				// the hot lines and the CPU the process really got.
+				args := []string{"-duration", "1s", "-trace", file, "-cpuprofile", file + ".prof"}
 				if fixed {
 					args = append(args, "-fixed")
 				}
@@ -63,6 +65,13 @@ func TestLab(t *testing.T) {
 				for _, f := range res.Findings {
 					checkFinding(t, f)
 					if (fixed || p.Healthy) && f.Severity >= finding.Warning {
+						if strings.Contains(f.Message, "host withheld CPU") {
+							// Measured, not guessed: the CPU samples show the
+							// machine (shared by other jobs) gave the process
+							// less CPU than its Ps ran. True of any program then.
+							t.Logf("host-caused %s on a crowded machine (%s): %s", f.Rule, loadavg(), f.Message)
+							continue
+						}
 						t.Errorf("unexpected %s: %s at %v", f.Rule, f.Message, f.Locations)
 					}
 				}
@@ -77,6 +86,16 @@ func TestLab(t *testing.T) {
 						continue // GOMAXPROCS=8 is not above this machine's CPUs
 					}
 					want := "internal/lab/" + ms[0].File + ":" + itoa(ms[0].Line)
+					if rule == "SD308" && !hasFindingAt(res.Findings, rule, want) {
+						// A spin that blocks now and then is "compute or
+						// spin" (info) until the source is read (diagnose's
+						// TestTraceLab checks the warning at the line); the
+						// trace alone must still find the site.
+						if !hasRuleIn(res.Findings, rule, "internal/lab/"+ms[0].File) {
+							t.Errorf("no SD308 in internal/lab/%s; findings: %v", ms[0].File, rules(res.Findings))
+						}
+						continue
+					}
 					if !hasFindingAt(res.Findings, rule, want) {
 						t.Errorf("no %s warning at %s; findings:", rule, want)
 						for _, f := range res.Findings {
@@ -87,6 +106,27 @@ func TestLab(t *testing.T) {
 			})
 		}
 	}
+}
+
+// hasRuleIn reports a finding of rule, at any severity, located in file.
+func hasRuleIn(fs []finding.Finding, rule, file string) bool {
+	for _, f := range fs {
+		for _, l := range f.Locations {
+			if f.Rule == rule && strings.HasSuffix(filepath.ToSlash(l.File), file) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loadavg is the 1-minute load average, for the log.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load unknown"
+	}
+	return "load " + strings.Fields(string(b))[0]
 }
 
 func hasFindingAt(fs []finding.Finding, rule, at string) bool {

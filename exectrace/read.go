@@ -20,6 +20,12 @@ type Options struct {
 	// it, so rule SD303 (Ps busier than CPUs) is checked only when it is
 	// set; utilisation is otherwise measured against GOMAXPROCS.
 	CPUs float64
+	// ProcessCPU is the CPU time the traced process really got during the
+	// trace (user + system, from rusage of the same window); 0: unknown.
+	// The trace's own CPU samples, when a CPU profile ran during it, take
+	// precedence. Compared with the Ps' busy time it tells "the host took
+	// the CPU" from "Go queued work".
+	ProcessCPU time.Duration
 }
 
 // Result is what an analysis found.

@@ -2,6 +2,9 @@ package exectrace
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -44,71 +47,141 @@ const (
 	lockMinimum = 20
 )
 
-// findings applies the SD3xx rules to the figures of one trace.
-func findings(s *Summary, opt Options) []finding.Finding {
+// Thresholds of the cause analysis (docs/trace.md).
+const (
+	// spinning sites explain the Ps' busy time when they hold this share of it
+	spinExplainPct = 50.0
+	// the host withheld CPU when the Ps were busy this much beyond the CPU
+	// the process got (busy time over process CPU), by at least withheldPs
+	withheldPct = 150.0
+	withheldPs  = 0.25
+	// tail of the wake-up latency reported (info) below SD301's gate
+	tailP99     = 5 * time.Millisecond
+	tailMinimum = 100
+	// a stop-the-world pause this long is a tail stall of its own
+	stwLong = 10 * time.Millisecond
+)
+
+// Verdict is what the source code shows at a spinning site's hot line;
+// diagnose reads it (lint/inspect) and passes it back through Judge.
+type Verdict struct {
+	// Spin: the loop around the line spins (a select with a default, a
+	// yield or atomic spin). Compute: the loop only computes. Neither:
+	// the source was read but shows something else (Kind says what).
+	Spin, Compute bool
+	Kind          string
+	Detail        string           // what made the verdict, in a few words
+	Line          finding.Location // the spinning operation (the select, the Gosched call)
+	Loop          finding.Location // the first line of the loop that spins, when known
+	Fix           string           // the fix for that kind of loop, when Spin
+}
+
+// Judge returns the source's verdict on a spinning site, nil when there
+// is no source to read.
+type Judge func(SpinSite) *Verdict
+
+func findings(s *Summary, opt Options) []finding.Finding { return Findings(s, opt, nil) }
+
+// Findings applies the SD3xx rules to the figures of one trace; judge,
+// when not nil, says what the source shows at the spinning sites' lines.
+func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	secs := max(s.Trace.Duration.Seconds(), 1e-9)
 	var out []finding.Finding
-	add := func(rule string, sev finding.Severity, msg string, locs []finding.Location, ev []finding.Evidence, fix string) {
-		out = append(out, finding.Finding{Rule: rule, Severity: sev, Message: msg, Locations: locs, Evidence: ev, Fix: fix})
+	add := func(rule string, sev finding.Severity, msg string, locs []finding.Location, ev []finding.Evidence, fix string) *finding.Finding {
+		out = append(out, finding.Finding{Rule: rule, Severity: sev, Message: msg, Locations: userLocs(locs), Evidence: ev, Fix: fix})
+		return &out[len(out)-1]
 	}
 	users := userSites(s)
-
-	// SD301: starts after a wait are slow.
-	if w := s.Latency.Woken; w.Count >= latencyMinimum && w.P99 >= latencyP99 {
-		var locs []finding.Location
-		worst := worstLatency(users)
-		if worst != nil {
-			locs = siteLocations(worst)
+	verdicts := make([]*Verdict, len(s.Spinning))
+	for i, sp := range s.Spinning {
+		if judge != nil {
+			verdicts[i] = judge(sp)
 		}
-		add("SD301", finding.MustLookup("SD301").Severity,
-			fmt.Sprintf("p99 scheduling latency %v after a wait because runnable goroutines find no free P (%d starts, max %v)", dur(w.P99), w.Count, dur(w.Max)),
+	}
+	c := causeOf(s, verdicts)
+	host := hostCause(s)
+
+	// SD301: starts after a wait are slow; below the gate, a tail worth
+	// naming is reported as info.
+	if w := s.Latency.Woken; (w.Count >= latencyMinimum && w.P99 >= latencyP99) || (w.Count >= tailMinimum && w.P99 >= tailP99) {
+		sev := finding.MustLookup("SD301").Severity
+		if w.Count < latencyMinimum || w.P99 < latencyP99 {
+			sev = finding.Info
+		}
+		var locs []finding.Location
+		why := fmt.Sprintf("runnable goroutines find no free P (Ps busy %.2f of %d)", s.Procs.BusyMean, s.Procs.GOMAXPROCS)
+		fix := finding.MustLookup("SD301").Fix
+		switch {
+		case c.spin:
+			why, fix = c.text, c.fix
+			locs = append(locs, c.locs...)
+		case host != "":
+			why, fix = host, hostFix
+		}
+		if worst := worstLatency(users); worst != nil {
+			locs = append(locs, siteLocations(worst)...)
+		}
+		for _, x := range first(s.Latency.WokenLongest, 3) {
+			// where the longest waiters had waited: the victims' lines
+			if isUserFunc(x.Location.Function) {
+				locs = append(locs, x.Location)
+			}
+		}
+		add("SD301", sev,
+			fmt.Sprintf("p99 scheduling latency %v after a wait because %s (%d starts, max %v; longest: %s)", dur(w.P99), why, w.Count, dur(w.Max), stallList(s.Latency.WokenLongest, 3)),
 			locs,
-			[]finding.Evidence{
+			append([]finding.Evidence{
 				evid("p99 latency after a wait", ms(w.P99), "ms"),
 				evid("p50 latency after a wait", ms(w.P50), "ms"),
 				evid("starts after a wait", float64(w.Count), "starts"),
 				evid("busy Ps (mean)", s.Procs.BusyMean, "Ps"),
 				evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
-			},
-			finding.MustLookup("SD301").Fix)
+			}, append(c.evidence(), stallEvidence("wait for a P", s.Latency.WokenLongest, 3)...)...),
+			fix)
 	}
 
 	// SD302: more runnable goroutines than Ps most of the time. It is a
 	// warning when the goroutines queueing are ones something waits for:
 	// woken after a wait, or newly created; CPU-bound goroutines that
-	// outnumber the Ps and queue after preemption are only noted.
+	// outnumber the Ps and queue after preemption are only noted. The
+	// "because" is the measured cause: spinning sites, the host, or the
+	// reason that accounts for most of the time spent runnable.
 	if s.Runnable.AboveProcsPct >= backlogPct {
 		sev := finding.Info
-		why := "CPU-bound goroutines outnumber the Ps (they queue after preemption, not after a wake-up or creation)"
 		created := reasonLatency(s, wakeCreated)
-		switch woken := s.Latency.Woken; {
-		case woken.Count >= latencyMinimum && woken.P99 >= backlogWokenP99:
+		woken := s.Latency.Woken
+		if (woken.Count >= latencyMinimum && woken.P99 >= backlogWokenP99) || (created.Count >= latencyMinimum && created.P50 >= backlogWokenP99) {
 			sev = finding.MustLookup("SD302").Severity
-			why = fmt.Sprintf("the process needs more CPU than its %d Ps give it: goroutines woken after a wait queue %v at p99", s.Procs.GOMAXPROCS, dur(woken.P99))
-		case created.Count >= latencyMinimum && created.P50 >= backlogWokenP99:
-			sev = finding.MustLookup("SD302").Severity
-			why = fmt.Sprintf("goroutines are created faster than %d Ps can run them: %.0f/s, each queueing %v at the median before it first runs", s.Procs.GOMAXPROCS, float64(created.Count)/secs, dur(created.P50))
 		}
+		why, fix := queueReason(s, secs), finding.MustLookup("SD302").Fix
 		var locs []finding.Location
-		if len(users) > 0 {
+		switch {
+		case c.spin || c.compute:
+			why, fix = c.text, c.fix
+			locs = c.locs
+		case host != "":
+			why, fix = host, hostFix
+		}
+		if len(locs) == 0 && len(users) > 0 {
 			locs = siteLocations(users[0])
 		}
 		add("SD302", sev,
 			fmt.Sprintf("%.1f runnable goroutines on average for %d Ps, more than the Ps %.0f%% of the time, because %s", s.Runnable.Mean, s.Procs.GOMAXPROCS, s.Runnable.AboveProcsPct, why),
 			locs,
-			[]finding.Evidence{
+			append([]finding.Evidence{
 				evid("runnable goroutines (mean)", s.Runnable.Mean, "goroutines"),
 				evid("time with more runnable goroutines than Ps", s.Runnable.AboveProcsPct, "%"),
 				evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
 				evid("p99 latency after a wait", ms(s.Latency.Woken.P99), "ms"),
 				evid("median latency after creation", ms(created.P50), "ms"),
 				evid("goroutines created", round2(float64(created.Count)/secs), "/s"),
-			},
-			finding.MustLookup("SD302").Fix)
+			}, c.evidence()...),
+			fix)
 	}
 
-	// SD303: more Ps running than CPUs.
-	if opt.CPUs > 0 && s.Procs.BusyMean >= oversubscribed*opt.CPUs {
+	// SD303: more Ps running than CPUs, or than the CPU the process got.
+	withheld := host != ""
+	if (opt.CPUs > 0 && s.Procs.BusyMean >= oversubscribed*opt.CPUs) || withheld {
 		var locs []finding.Location
 		if len(users) > 0 {
 			// where the CPU time goes: the line preemptions hit, then the go statement
@@ -119,16 +192,26 @@ func findings(s *Summary, opt Options) []finding.Finding {
 				locs = append(locs, users[0].Creator)
 			}
 		}
-		add("SD303", finding.MustLookup("SD303").Severity,
-			fmt.Sprintf("%.2f Ps running on average on %g CPUs because GOMAXPROCS is %d: goroutines stall while their threads are descheduled", s.Procs.BusyMean, opt.CPUs, s.Procs.GOMAXPROCS),
-			locs,
-			[]finding.Evidence{
-				evid("busy Ps (mean)", s.Procs.BusyMean, "Ps"),
-				evid("CPUs available", opt.CPUs, "CPUs"),
-				evid("busy Ps per CPU", s.Procs.PerCPUPct, "%"),
-				evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
-			},
-			fmt.Sprintf("Set GOMAXPROCS=%d (the CPUs available; schedoctor procs computes it from the cgroup), or remove the override so the Go 1.25+ runtime follows the CPU limit.", int(opt.CPUs+0.999)))
+		ev := []finding.Evidence{
+			evid("busy Ps (mean)", s.Procs.BusyMean, "Ps"),
+			evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
+		}
+		var msg, fix string
+		if opt.CPUs > 0 {
+			ev = append(ev, evid("CPUs available", opt.CPUs, "CPUs"), evid("busy Ps per CPU", s.Procs.PerCPUPct, "%"))
+		}
+		if withheld {
+			ev = append(ev, evid("CPU the process got", s.Procs.ProcessCores, "cores"), evid("busy Ps per core the process got", s.Procs.BusyPerCorePct, "%"))
+			msg = fmt.Sprintf("%.2f Ps running on average while the process got %.2f cores because %s", s.Procs.BusyMean, s.Procs.ProcessCores, host)
+			fix = hostFix
+			if opt.CPUs > 0 && float64(s.Procs.GOMAXPROCS) > opt.CPUs {
+				fix += fmt.Sprintf(" GOMAXPROCS (%d) is also above the %g CPUs available: set it to %d.", s.Procs.GOMAXPROCS, opt.CPUs, int(opt.CPUs+0.999))
+			}
+		} else {
+			msg = fmt.Sprintf("%.2f Ps running on average on %g CPUs because GOMAXPROCS is %d: goroutines stall while their threads are descheduled", s.Procs.BusyMean, opt.CPUs, s.Procs.GOMAXPROCS)
+			fix = fmt.Sprintf("Set GOMAXPROCS=%d (the CPUs available; schedoctor procs computes it from the cgroup), or remove the override so the Go 1.25+ runtime follows the CPU limit.", int(opt.CPUs+0.999))
+		}
+		add("SD303", finding.MustLookup("SD303").Severity, msg, locs, ev, fix)
 	}
 
 	// SD304: one site's goroutines resume on another thread most of the time.
@@ -154,56 +237,111 @@ func findings(s *Summary, opt Options) []finding.Finding {
 				evid("starts on another thread", round2(pct), "%"),
 				evid("P migrations", float64(st.PMoves), "moves"),
 				evid("starts", float64(st.Starts), "starts"),
+				evid("blocks", float64(st.Blocked), "blocks"),
+				evid("preemptions and yields", float64(st.Preempts+st.Yields), "stops"),
 			},
 			finding.MustLookup("SD304").Fix)
 	}
 
-	// SD305: syscalls lose their P.
+	// SD305: syscalls lose their P. When the host withheld the CPU, that
+	// is why: the threads stalled, not the syscalls.
 	for _, sc := range s.Syscalls.Sites {
 		perS := float64(sc.Handoffs) / secs
 		if sc.Handoffs < handoffMin || perS < handoffPerS {
 			continue
 		}
+		why := fmt.Sprintf("they blocked long enough for sysmon to hand it away (p50 %v, p99 %v); the goroutine then queued for a P", dur(sc.Duration.P50), dur(sc.Duration.P99))
+		fix := finding.MustLookup("SD305").Fix
+		if withheld {
+			why = host + ": threads stalled in and around their syscalls, and sysmon handed their Ps away"
+			fix = hostFix + " Batching syscalls would not help: the syscalls are slow because their threads wait for a CPU."
+		}
 		add("SD305", finding.MustLookup("SD305").Severity,
-			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P because they blocked long enough for sysmon to hand it away; the goroutine then queued for a P (%d syscalls here, p99 %v)",
-				sc.Handoffs, perS, sc.Count, dur(sc.Duration.P99)),
+			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P because %s (%d syscalls here)",
+				sc.Handoffs, perS, why, sc.Count),
 			[]finding.Location{sc.Location},
 			[]finding.Evidence{
 				evid("syscalls that lost their P", float64(sc.Handoffs), "syscalls"),
 				evid("rate", round2(perS), "/s"),
 				evid("syscalls at this site", float64(sc.Count), "syscalls"),
+				evid("p50 syscall duration", us(sc.Duration.P50), "µs"),
 				evid("p99 syscall duration", us(sc.Duration.P99), "µs"),
 				evid("Ps taken from syscalls (all sites)", float64(s.Procs.Steals), "steals"),
+				evid("CPU the process got", s.Procs.ProcessCores, "cores"),
 			},
-			finding.MustLookup("SD305").Fix)
+			fix)
 	}
 
-	// SD306: stop-the-world and assists.
+	// SD306: stop-the-world and assists, told apart from collections
+	// forced by runtime.GC calls; then the longest pauses as tail stalls.
+	forcedPct := 0.0
+	if s.GC.STW.Total > 0 {
+		forcedPct = 100 * float64(s.GC.STWForced) / float64(s.GC.STW.Total)
+	}
 	if s.GC.STWPct >= stwPct || s.GC.AssistPct >= assistPct {
 		var locs []finding.Location
-		for _, l := range first(s.GC.AssistBy, 3) {
-			if l.Location.File != "" {
-				locs = append(locs, l.Location)
+		ev := []finding.Evidence{
+			evid("stop-the-world share of the time", s.GC.STWPct, "%"),
+			evid("stop-the-world pauses", float64(s.GC.STW.Count), "pauses"),
+			evid("longest pause", ms(s.GC.STW.Max), "ms"),
+			evid("mark assist share of the Ps' time", s.GC.AssistPct, "%"),
+			evid("GC cycles per second", round2(float64(s.GC.Cycles)/secs), "/s"),
+			evid("forced collections (runtime.GC)", float64(s.GC.ForcedCycles), "cycles"),
+			evid("stop-the-world time in forced collections", round2(forcedPct), "%"),
+		}
+		if forcedPct >= 50 && s.GC.AssistPct < assistPct {
+			sev, by := finding.MustLookup("SD306").Severity, forcedCaller(s)
+			if len(s.GC.ForcedBy) == 0 || !isUserFunc(s.GC.ForcedBy[0].Location.Function) {
+				sev = finding.Info // the harness or the runtime forced them: nothing for the user to change
+			} else {
+				locs = append(locs, s.GC.ForcedBy[0].Location)
+			}
+			add("SD306", sev,
+				fmt.Sprintf("%.1f%% of the time stopped the world because runtime.GC was called %d times (%s): %.0f%% of the pause time is in forced collections, not allocation",
+					s.GC.STWPct, s.GC.ForcedCycles, by, forcedPct),
+				locs, ev, "Remove the runtime.GC calls from the hot path (the runtime collects on its own); in benchmarks, the testing harness's forced GCs are not the code's cost.")
+		} else {
+			for _, l := range first(s.GC.AssistBy, 3) {
+				if l.Location.File != "" {
+					locs = append(locs, l.Location)
+				}
+			}
+			add("SD306", finding.MustLookup("SD306").Severity,
+				fmt.Sprintf("%.1f%% of the time stopped the world and %.1f%% of the Ps' time went to mark assists because the program allocates fast enough to keep the GC running (%d cycles in %v, %d forced)",
+					s.GC.STWPct, s.GC.AssistPct, s.GC.Cycles, s.Trace.Duration.Round(time.Millisecond), s.GC.ForcedCycles),
+				locs, ev, finding.MustLookup("SD306").Fix)
+		}
+	}
+	// Long pauses are tail stalls of their own, reported at info: on a
+	// loaded host they happen to healthy programs too (docs/trace.md).
+	if long := longStalls(s.GC.STWLongest, stwLong); len(long) > 0 {
+		why := "the world stayed stopped that long"
+		fix := "Look at what stops the world then (the reason of each pause): a pause this long means the threads could not be stopped quickly (a loop without preemption points) or were descheduled by the host; schedoctor procs tells the latter."
+		switch {
+		case withheld:
+			why, fix = host, hostFix
+		case allForced(long):
+			why, fix = "runtime.GC was called then", "Remove the runtime.GC calls from latency-sensitive paths."
+		}
+		var locs []finding.Location
+		for _, x := range long {
+			if isUserFunc(x.Location.Function) {
+				locs = append(locs, x.Location)
 			}
 		}
-		add("SD306", finding.MustLookup("SD306").Severity,
-			fmt.Sprintf("%.1f%% of the time stopped the world and %.1f%% of the Ps' time went to mark assists because the program allocates fast enough to keep the GC running (%d cycles in %v)",
-				s.GC.STWPct, s.GC.AssistPct, s.GC.Cycles, s.Trace.Duration.Round(time.Millisecond)),
+		add("SD306", finding.Info,
+			fmt.Sprintf("%d stop-the-world pauses of %v or more, the longest %v, because %s (longest: %s)",
+				len(long), stwLong, dur(long[0].Duration), why, stallList(long, 3)),
 			locs,
-			[]finding.Evidence{
-				evid("stop-the-world share of the time", s.GC.STWPct, "%"),
-				evid("stop-the-world pauses", float64(s.GC.STW.Count), "pauses"),
-				evid("longest pause", ms(s.GC.STW.Max), "ms"),
-				evid("mark assist share of the Ps' time", s.GC.AssistPct, "%"),
-				evid("GC cycles per second", round2(float64(s.GC.Cycles)/secs), "/s"),
-			},
-			finding.MustLookup("SD306").Fix)
+			append([]finding.Evidence{evid("pauses ≥ "+stwLong.String(), float64(len(long)), "pauses"), evid("CPU the process got", s.Procs.ProcessCores, "cores")},
+				stallEvidence("pause", long, 3)...),
+			fix)
 	}
 
 	// SD307: one site sleeps back to back for tiny durations.
 	for _, sl := range s.Sleeps {
 		perS := float64(sl.Repeats) / secs
-		if sl.Repeats < sleepRepeats || perS < sleepRepeatsPerS || sl.Slept.P50 > sleepShort || isRuntimeFunc(sl.Location.Function) {
+		if sl.Repeats < sleepRepeats || perS < sleepRepeatsPerS || sl.Slept.P50 > sleepShort || !isUserFunc(sl.Location.Function) {
 			continue
 		}
 		add("SD307", finding.MustLookup("SD307").Severity,
@@ -218,17 +356,23 @@ func findings(s *Summary, opt Options) []finding.Finding {
 			finding.MustLookup("SD307").Fix)
 	}
 
-	// SD308: goroutines that (almost) never block: they leave the CPU by
-	// yielding or by preemption. Counted per site over the whole trace, so
-	// the one wait a goroutine makes at its end does not hide a spin.
+	// SD308: goroutines that leave the CPU by yielding or by preemption,
+	// not by blocking. Counted per site over the whole trace as running
+	// time by how its stretches end, so the block a goroutine makes once
+	// per request does not hide the spin between them.
+	spinAt := map[string]int{}
+	for i, sp := range s.Spinning {
+		spinAt[sp.Function+"\x00"+sp.Creator.File+":"+itoa(sp.Creator.Line)] = i
+	}
 	for _, st := range users {
 		yps := float64(st.Yields) / secs
-		runPct := 100 * float64(st.Running) / float64(max(s.Trace.Duration, 1))
 		ev := []finding.Evidence{
 			evid("yields (runtime.Gosched)", round2(yps), "/s"),
 			evid("preemptions", float64(st.Preempts), "preemptions"),
 			evid("blocks", float64(st.Blocked), "blocks"),
 			evid("running time", ms(st.Running), "ms"),
+			evid("running time in stretches ended by preemption or a yield", st.StopRunPct, "%"),
+			evid("mean running stretch", us(st.MeanRun), "µs"),
 			evid("goroutines that never blocked", float64(st.NeverBlocked), "goroutines"),
 		}
 		loc := []finding.Location{st.StopAt}
@@ -237,16 +381,54 @@ func findings(s *Summary, opt Options) []finding.Finding {
 		} else if st.Creator.File != "" {
 			loc = append(loc, st.Creator)
 		}
+		i, isSpin := spinAt[st.Function+"\x00"+st.Creator.File+":"+itoa(st.Creator.Line)]
+		var v *Verdict
+		var sp SpinSite
+		if isSpin {
+			sp, v = s.Spinning[i], verdicts[i]
+			ev = append(ev, evid("share of the Ps' busy time", sp.BusyPct, "%"), evid("busy Ps in these goroutines (mean)", sp.Cores, "Ps"),
+				evid("CPU samples in select or yield code", sp.SpinCodePct, "%"))
+			if sp.HotLine.File != "" {
+				loc = append([]finding.Location{sp.HotLine}, loc...)
+			}
+		}
+		shape := func() string {
+			return fmt.Sprintf("%.0f%% of their running time ended in preemption or a yield (%d preemptions, %d yields, %d blocks, mean stretch %v)",
+				st.StopRunPct, st.Preempts, st.Yields, st.Blocked, dur(st.MeanRun))
+		}
 		switch {
-		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+1):
-			add("SD308", finding.MustLookup("SD308").Severity,
+		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+1) && (v == nil || !v.Compute):
+			f := add("SD308", finding.MustLookup("SD308").Severity,
 				fmt.Sprintf("%.0f yields/s (%d yields for %d blocks) from goroutines running %s because they spin on runtime.Gosched instead of waiting",
 					yps, st.Yields, st.Blocked, st.Function),
 				loc, ev, "Block on what the loop waits for (a channel, a sync.Cond, a WaitGroup) instead of yielding (see SD106).")
-		case runPct >= spinRunningPct && st.Preempts >= preemptMinimum && st.Preempts >= stopsPerBlock*(st.Blocked+1)/10:
+			if v != nil && v.Spin {
+				confirm(f, v)
+			}
+		case isSpin && v != nil && v.Spin:
+			sev := finding.MustLookup("SD308").Severity
+			if sp.Cores >= 0.9 && sp.BusyPct >= spinExplainPct {
+				sev = finding.Critical
+			}
+			f := add("SD308", sev,
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d: %s",
+					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),
+				loc, ev, v.Fix)
+			confirm(f, v)
+		case isSpin && v != nil && v.Compute:
+			f := add("SD308", finding.Info,
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute at %s:%d (%s): %s",
+					sp.BusyPct, sp.Cores, st.Function, shortFile(sp.HotLine.File), sp.HotLine.Line, v.Detail, shape()),
+				loc, ev, "Nothing spins: if the latency matters, split the work into shorter pieces or give the process more CPU.")
+			f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
+		case isSpin:
+			what := "the source at the hot line decides (pass -src DIR when the recorded paths are not readable)"
+			if v != nil {
+				what = fmt.Sprintf("the source there shows %s (%s)", v.Kind, v.Detail)
+			}
 			add("SD308", finding.Info,
-				fmt.Sprintf("%d preemptions for %d blocks in %v of running time because goroutines running %s compute (or spin) without waiting",
-					st.Preempts, st.Blocked, st.Running.Round(time.Millisecond), st.Function),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute or spin: %s; %s",
+					sp.BusyPct, sp.Cores, st.Function, shape(), what),
 				loc, ev, finding.MustLookup("SD308").Fix)
 		}
 	}
@@ -272,6 +454,206 @@ func findings(s *Summary, opt Options) []finding.Finding {
 	return out
 }
 
+// confirm marks a finding the source confirmed: both sources, the spin's
+// line first.
+func confirm(f *finding.Finding, v *Verdict) {
+	f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
+	var first []finding.Location
+	for _, l := range []finding.Location{v.Line, v.Loop} {
+		if l.File != "" && l.Line > 0 && (l.Function == "" || isUserFunc(l.Function)) && !slices.Contains(first, l) {
+			first = append(first, l)
+		}
+	}
+	f.Locations = append(first, slices.DeleteFunc(f.Locations, func(l finding.Location) bool { return slices.Contains(first, l) })...)
+}
+
+// cause is what the spinning sites say about the Ps' busy time.
+type cause struct {
+	spin, compute bool // spinning sites explain the busy time: a spin (or unknown), or confirmed compute
+	text, fix     string
+	locs          []finding.Location
+	site          SpinSite
+}
+
+// causeOf decides whether the spinning sites explain the Ps' busy time,
+// and what the source (when given) says they do.
+func causeOf(s *Summary, verdicts []*Verdict) cause {
+	if len(s.Spinning) == 0 || s.SpinPct < spinExplainPct {
+		return cause{}
+	}
+	sp, v := s.Spinning[0], verdicts[0]
+	at := "its goroutines' stop line"
+	if sp.HotLine.File != "" {
+		at = fmt.Sprintf("%s:%d", shortFile(sp.HotLine.File), sp.HotLine.Line)
+	}
+	c := cause{site: sp}
+	if sp.HotLine.File != "" {
+		c.locs = []finding.Location{sp.HotLine}
+	}
+	shape := fmt.Sprintf("%.0f%% of their running time in stretches ended by preemption or a yield, %d blocks", sp.StopRunPct, sp.Blocked)
+	switch {
+	case v != nil && v.Compute:
+		c.compute = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s that compute at %s until preempted (%s; the source shows %s): the work needs more CPU than the Ps give",
+			s.SpinPct, sp.Function, at, shape, v.Detail)
+		c.fix = "The goroutines compute: do less work per request, split it, or give the process more CPU (check GOMAXPROCS is not below the CPUs available)."
+	case v != nil && v.Spin:
+		c.spin = true
+		if v.Line.File != "" {
+			at = fmt.Sprintf("%s:%d", shortFile(v.Line.File), v.Line.Line)
+			c.locs = append([]finding.Location{v.Line}, c.locs...)
+		}
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s in a loop that %s at %s (%s), see SD308",
+			s.SpinPct, sp.Function, v.Detail, at, shape)
+		c.fix = "Make the spinning goroutines block on what they wait for (see SD308): more CPU would only feed the spin."
+	default:
+		c.spin = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s that run until preempted (%s): compute or spin, see SD308",
+			s.SpinPct, sp.Function, at, shape)
+		c.fix = "First rule out a spin at the line SD308 names (schedoctor lint, or -src DIR so the trace reads it): a busy wait there takes the Ps that others queue for. Only if it computes does the process need more CPU or less work."
+	}
+	return c
+}
+
+func (c cause) evidence() []finding.Evidence {
+	if !c.spin && !c.compute {
+		return nil
+	}
+	return []finding.Evidence{
+		evid("Ps' busy time in goroutines that run until preempted", c.site.BusyPct, "%"),
+		evid("their running time ended by preemption or a yield", c.site.StopRunPct, "%"),
+	}
+}
+
+// hostFix is the advice when the host withheld the CPU.
+const hostFix = "Find what takes the CPU from the process: schedoctor procs (CFS throttling SD404, CPU pressure SD406) and the other processes on the host; more Ps or less batching will not help while the threads wait for a CPU."
+
+// hostCause says the host withheld CPU when the Ps were busy far beyond
+// the CPU the process got; "" when it was not, or the CPU is unknown.
+func hostCause(s *Summary) string {
+	p := s.Procs
+	if p.ProcessCPU <= 0 || p.BusyPerCorePct < withheldPct || p.BusyMean-p.ProcessCores < withheldPs {
+		return ""
+	}
+	return fmt.Sprintf("the host withheld CPU: the Ps were busy %.2f on average while the process got %.2f cores (%s), so goroutines \"ran\" on threads that were not running",
+		p.BusyMean, p.ProcessCores, p.ProcessCPUFrom)
+}
+
+// queueReason names what the time spent runnable followed, by total wait.
+func queueReason(s *Summary, secs float64) string {
+	var total time.Duration
+	best := ReasonLatency{}
+	var woken time.Duration
+	var wokenN uint64
+	for _, r := range s.Latency.ByReason {
+		total += r.Total
+		if r.Total > best.Total {
+			best = r
+		}
+	}
+	for _, w := range []wake{wakeSyscall, wakeChan, wakeSleep, wakeSync, wakeNetwork, wakeOther} {
+		p := reasonLatency(s, w)
+		woken += p.Total
+		wokenN += p.Count
+	}
+	if total <= 0 {
+		return "of a runnable queue the trace could not attribute (no starts measured)"
+	}
+	pct := func(d time.Duration) float64 { return 100 * float64(d) / float64(total) }
+	pre := reasonLatency(s, wakePreempted)
+	switch best.Reason {
+	case wakeNames[wakePreempted], wakeNames[wakeYield]:
+		return fmt.Sprintf("goroutines that run until preempted outnumber the Ps: %.0f%% of the time spent runnable followed a preemption or a yield (%d preemptions, %d wake-ups)",
+			pct(reasonLatency(s, wakePreempted).Total+reasonLatency(s, wakeYield).Total), pre.Count, wokenN)
+	case wakeNames[wakeCreated]:
+		return fmt.Sprintf("goroutines are created faster than %d Ps run them: %.0f%% of the time spent runnable followed creation (%.0f/s, median wait %v)",
+			s.Procs.GOMAXPROCS, pct(best.Total), float64(best.Count)/secs, dur(best.P50))
+	case wakeNames[wakeStart]:
+		return fmt.Sprintf("goroutines were already queued when the trace began (%.0f%% of the time spent runnable): record longer to see why", pct(best.Total))
+	}
+	return fmt.Sprintf("goroutines woken after a wait queue for the Ps: %.0f%% of the time spent runnable followed a wake-up, most after %s (%d wake-ups, p99 %v; %d preemptions)",
+		pct(woken), best.Reason, best.Count, dur(best.P99), pre.Count)
+}
+
+func forcedCaller(s *Summary) string {
+	if len(s.GC.ForcedBy) == 0 || s.GC.ForcedBy[0].Location.Function == "" {
+		return "caller not recorded"
+	}
+	l := s.GC.ForcedBy[0].Location
+	switch {
+	case isUserFunc(l.Function):
+		return fmt.Sprintf("from %s at %s:%d", l.Function, shortFile(l.File), l.Line)
+	case strings.HasPrefix(l.Function, "testing."):
+		return fmt.Sprintf("by the testing harness, %s", l.Function)
+	}
+	return "by " + l.Function
+}
+
+// longStalls are the stalls of at least d, longest first.
+func longStalls(st []Stall, d time.Duration) []Stall {
+	var out []Stall
+	for _, x := range st {
+		if x.Duration >= d {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func allForced(st []Stall) bool {
+	for _, x := range st {
+		if !strings.HasSuffix(x.What, "forced by runtime.GC") {
+			return false
+		}
+	}
+	return len(st) > 0
+}
+
+// stallList prints the first n stalls: "58ms at 1.203s (GC mark termination)".
+func stallList(st []Stall, n int) string {
+	if len(st) == 0 {
+		return "none recorded"
+	}
+	var parts []string
+	for _, x := range first(st, n) {
+		p := fmt.Sprintf("%v at %v (%s", dur(x.Duration), x.At.Round(time.Millisecond), x.What)
+		if x.Location.File != "" && isUserFunc(x.Location.Function) {
+			p += fmt.Sprintf(", %s:%d", shortFile(x.Location.File), x.Location.Line)
+		}
+		parts = append(parts, p+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stallEvidence(what string, st []Stall, n int) []finding.Evidence {
+	var out []finding.Evidence
+	for i, x := range first(st, n) {
+		out = append(out, evid(fmt.Sprintf("%s #%d (at %v)", what, i+1, x.At.Round(time.Millisecond)), ms(x.Duration), "ms"))
+	}
+	return out
+}
+
+// userLocs drops the locations in the runtime, the standard library or
+// testing when the list holds a user frame, and duplicates.
+func userLocs(locs []finding.Location) []finding.Location {
+	hasUser := false
+	for _, l := range locs {
+		if isUserFunc(l.Function) {
+			hasUser = true
+		}
+	}
+	var out []finding.Location
+	for _, l := range locs {
+		if (hasUser && l.Function != "" && !isUserFunc(l.Function)) || slices.Contains(out, l) || (l.File == "" && l.Function == "") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
 // userSites are the sites of the program's own goroutines, by running time.
 func userSites(s *Summary) []*SiteSummary {
 	var out []*SiteSummary
@@ -296,7 +678,7 @@ func reasonLatency(s *Summary, w wake) Percentiles {
 func worstLatency(sites []*SiteSummary) *SiteSummary {
 	var w *SiteSummary
 	for _, st := range sites {
-		if st.Latency.Count >= latencyMinimum && (w == nil || st.Latency.P99 > w.Latency.P99) {
+		if st.Latency.Count >= tailMinimum && (w == nil || st.Latency.P99 > w.Latency.P99) {
 			w = st
 		}
 	}
@@ -317,11 +699,26 @@ func siteLocations(st *SiteSummary) []finding.Location {
 	return nil
 }
 
+// blockWord says how the site's goroutines most often leave the CPU,
+// from the counts: preempted or yielding, or blocking on what.
 func blockWord(st *SiteSummary) string {
-	if len(st.Blocks) == 0 {
-		return "are preempted"
+	stops := st.Preempts + st.Yields
+	if len(st.Blocks) == 0 || stops > st.Blocked {
+		if st.Yields > st.Preempts {
+			return fmt.Sprintf("yield (%d yields, %d blocks)", st.Yields, st.Blocked)
+		}
+		return fmt.Sprintf("are preempted (%d preemptions, %d blocks)", st.Preempts, st.Blocked)
 	}
-	return "block on " + st.Blocks[0].Reason
+	b := st.Blocks[0]
+	what := map[string]string{
+		wakeNames[wakeChan]: "block on a channel or select", wakeNames[wakeSleep]: "sleep",
+		wakeNames[wakeSync]: "wait on a lock, WaitGroup or Cond", wakeNames[wakeNetwork]: "wait on the network",
+		wakeNames[wakePreempted]: "are preempted", wakeNames[wakeOther]: "block",
+	}[b.Reason]
+	if what == "" {
+		what = "block (" + b.Reason + ")"
+	}
+	return fmt.Sprintf("%s (%d of %d blocks)", what, b.Count, st.Blocked)
 }
 
 func ms(d time.Duration) float64 { return round2(float64(d) / 1e6) }

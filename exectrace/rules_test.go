@@ -37,14 +37,18 @@ func TestRules(t *testing.T) {
 			s.Latency.Woken.P99 = 25 * time.Millisecond
 			s.Sites[0].Latency = Percentiles{Count: 5000, P99: 25 * time.Millisecond}
 		}},
-		{name: "SD301 slow but few", edit: func(s *Summary) {
+		{name: "SD301 slow but few: a tail", rule: "SD301", sev: finding.Info, edit: func(s *Summary) {
 			s.Latency.Woken = Percentiles{Count: 499, P99: 200 * time.Millisecond}
 		}},
-		{name: "SD301 just under", edit: func(s *Summary) { s.Latency.Woken.P99 = 19 * time.Millisecond }},
+		{name: "SD301 slow and too few for a tail", edit: func(s *Summary) {
+			s.Latency.Woken = Percentiles{Count: 99, P99: 200 * time.Millisecond}
+		}},
+		{name: "SD301 just under: a tail", rule: "SD301", sev: finding.Info, edit: func(s *Summary) { s.Latency.Woken.P99 = 19 * time.Millisecond }},
+		{name: "SD301 under the tail", edit: func(s *Summary) { s.Latency.Woken.P99 = 4900 * time.Microsecond }},
 
 		{name: "SD302 backlog with slow wake-ups", rule: "SD302", sev: finding.Warning, line: 10, edit: func(s *Summary) {
 			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
-			s.Latency.Woken.P99 = 5 * time.Millisecond
+			s.Latency.Woken.P99 = 4 * time.Millisecond
 		}},
 		{name: "SD302 CPU-bound backlog only", rule: "SD302", sev: finding.Info, line: 10, edit: func(s *Summary) {
 			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
@@ -109,13 +113,20 @@ func TestRules(t *testing.T) {
 			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 5000
 		}},
 		{name: "SD308 CPU-bound", rule: "SD308", sev: finding.Info, line: 20, edit: func(s *Summary) {
-			s.Sites[0].Preempts, s.Sites[0].Running = 100, 1900*time.Millisecond
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].StopRunPct = 100, 1400*time.Millisecond, 99
+		}},
+		{name: "SD308 runs until preempted, blocks once per request", rule: "SD308", sev: finding.Info, line: 20, edit: func(s *Summary) {
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 60, 1400*time.Millisecond, 114, 97
 		}},
 		{name: "SD308 CPU-bound between waits", edit: func(s *Summary) {
-			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].Blocked = 100, 1900*time.Millisecond, 5000
+			// stretches end in blocks: the running time between waits is work
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 100, 1400*time.Millisecond, 5000, 40
+		}},
+		{name: "SD308 just under the spin share", edit: func(s *Summary) {
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].StopRunPct = 100, 1400*time.Millisecond, 79
 		}},
 		{name: "SD308 short-lived", edit: func(s *Summary) {
-			s.Sites[0].Preempts, s.Sites[0].Running = 100, 20*time.Millisecond
+			s.Sites[0].Preempts, s.Sites[0].Running, s.Sites[0].StopRunPct = 100, 20*time.Millisecond, 99
 		}},
 		{name: "SD308 system goroutine", edit: func(s *Summary) {
 			s.Sites[0].System = true
@@ -133,6 +144,7 @@ func TestRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := base()
 			tt.edit(s)
+			respin(s)
 			fs := findings(s, tt.opt)
 			if tt.rule == "" {
 				if len(fs) > 0 {
@@ -152,4 +164,10 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// respin recomputes the spinning sites after a test edited the sites.
+func respin(s *Summary) {
+	busy := time.Duration(s.Procs.BusyMean * float64(s.Trace.Duration))
+	s.Spinning, s.SpinPct = spinning(s, busy, s.Trace.Duration)
 }

@@ -26,6 +26,49 @@ type Summary struct {
 	Sleeps     []SleepSummary   `json:"sleeps"` // by count, most first
 	Locks      []LockSummary    `json:"locks"`  // by total wait, most first
 	Truncated  *Truncation      `json:"truncated,omitempty"`
+	// Spinning are the user sites whose goroutines spend most of their
+	// running time in stretches that end in preemption or a yield, not a
+	// block: compute or a spin (the trace alone cannot tell; the source at
+	// HotLine can), by running time.
+	Spinning []SpinSite `json:"spinning"`
+	// SpinPct is the Spinning sites' share of the Ps' busy time.
+	SpinPct float64 `json:"spin_pct"`
+	// Thin, when set, says why the trace is too thin to rule causes out,
+	// with the figures and what to record instead.
+	Thin string `json:"thin,omitempty"`
+}
+
+// SpinSite is a site whose goroutines run until something takes the CPU
+// away, with the figures that show it.
+type SpinSite struct {
+	Function string           `json:"function"`
+	Creator  finding.Location `json:"creator"`
+	// HotLine is where the goroutines were: the user line most CPU samples
+	// hit (when the trace has them), else the line most preemptions hit.
+	HotLine    finding.Location `json:"hot_line"`
+	HotFrom    string           `json:"hot_from"` // "cpu samples" or "preemptions"
+	StopAt     finding.Location `json:"stop_at"`  // where preemptions and yields hit most
+	Running    time.Duration    `json:"running_ns"`
+	BusyPct    float64          `json:"busy_pct"`     // of the Ps' busy time
+	Cores      float64          `json:"cores"`        // running time over the trace's duration
+	StopRunPct float64          `json:"stop_run_pct"` // of its running time: in stretches ended by preemption or a yield
+	MeanRun    time.Duration    `json:"mean_run_ns"`  // mean running stretch
+	Preempts   int              `json:"preempts"`
+	Yields     int              `json:"yields"`
+	Blocked    int              `json:"blocked"`
+	Samples    int              `json:"samples"`
+	// SpinCodePct is the share of its CPU samples in the runtime's select
+	// or yield code (selectgo, sellock, Gosched), when there are samples.
+	SpinCodePct float64 `json:"spin_code_pct"`
+}
+
+// Stall is one long wait: a stop-the-world pause, or a goroutine's wait
+// for a P after a wake-up.
+type Stall struct {
+	At       time.Duration    `json:"at_ns"` // from the trace's start
+	Duration time.Duration    `json:"duration_ns"`
+	What     string           `json:"what"` // the pause's reason, or what the goroutine waited on
+	Location finding.Location `json:"location"`
 }
 
 // TraceInfo describes the input.
@@ -44,6 +87,8 @@ type LatencySummary struct {
 	Woken    Percentiles     `json:"woken"`
 	Buckets  []Bucket        `json:"buckets"`
 	ByReason []ReasonLatency `json:"by_reason"`
+	// WokenLongest are the longest waits for a P after a wake-up.
+	WokenLongest []Stall `json:"woken_longest"`
 }
 
 // ReasonLatency is the latency of goroutines made runnable for one reason.
@@ -64,6 +109,15 @@ type ProcSummary struct {
 	IdlePct    float64 `json:"idle_pct"`              // 100 - util_pct
 	PerCPUPct  float64 `json:"per_cpu_pct,omitempty"` // busy_mean over cpus, when known
 	Steals     int     `json:"steals"`                // Ps taken from threads blocked in syscalls
+	// ProcessCPU is the CPU the process really got in the trace's window:
+	// its CPU samples × 10ms (ProcessCPUFrom "cpu samples"), or as given
+	// (Options.ProcessCPU, "given"); 0 and "" when unknown.
+	ProcessCPU     time.Duration `json:"process_cpu_ns"`
+	ProcessCPUFrom string        `json:"process_cpu_from,omitempty"`
+	ProcessCores   float64       `json:"process_cores,omitempty"`
+	// BusyPerCorePct is the Ps' busy time over ProcessCPU: far above 100
+	// means the Ps "ran" while the host gave their threads no CPU.
+	BusyPerCorePct float64 `json:"busy_per_core_pct,omitempty"`
 	// Timeline is the mean number of running Ps per bin of TimelineBin.
 	Timeline    []float64     `json:"timeline"`
 	TimelineBin time.Duration `json:"timeline_bin_ns"`
@@ -113,6 +167,11 @@ type GCSummary struct {
 	AssistPct  float64       `json:"assist_pct"` // assists' running time, of the Ps' time (duration × GOMAXPROCS)
 	STWPct     float64       `json:"stw_pct"`    // of the trace's duration
 	AssistBy   []LocTime     `json:"assist_by"`
+	// Forced collections: runtime.GC or debug.FreeOSMemory calls.
+	ForcedCycles int           `json:"forced_cycles"`
+	STWForced    time.Duration `json:"stw_forced_ns"`
+	ForcedBy     []LocTime     `json:"forced_by"` // stop-the-world time by the caller of runtime.GC
+	STWLongest   []Stall       `json:"stw_longest"`
 }
 
 // NamedTime is a total time under a name.
@@ -148,6 +207,16 @@ type SiteSummary struct {
 	PMoves          int              `json:"p_moves"`
 	MMoves          int              `json:"m_moves"`
 	StopAt          finding.Location `json:"stop_at"` // where preemptions and yields hit most
+	// StopRunPct is the share of the running time spent in stretches that
+	// ended in preemption or a yield (the rest ended in a block, a
+	// syscall, or the goroutine's end); MeanRun the mean stretch.
+	StopRunPct float64       `json:"stop_run_pct"`
+	MeanRun    time.Duration `json:"mean_run_ns"`
+	// Samples are the CPU samples taken in the site's goroutines, SpinCode
+	// those in select or yield code, HotLine the user line most hit.
+	Samples  int              `json:"samples"`
+	SpinCode int              `json:"spin_code"`
+	HotLine  finding.Location `json:"hot_line"`
 }
 
 // BlockCount is how often a site's goroutines blocked for one reason at one line.
@@ -202,6 +271,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	}
 
 	s.Latency.Woken = woken.Percentiles()
+	s.Latency.WokenLongest = a.stalls(&a.wokenTop)
 
 	procs := a.gomaxprocs
 	if procs == 0 {
@@ -238,6 +308,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	if opt.CPUs > 0 {
 		ps.PerCPUPct = round2(100 * ps.BusyMean / opt.CPUs)
 	}
+	a.processCPU(&ps, opt, dur)
 	ps.BusyMean = round2(ps.BusyMean)
 	s.Procs = ps
 
@@ -277,6 +348,12 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	if dur > 0 {
 		g.STWPct = round2(100 * float64(a.stw.Sum()) / float64(dur))
 	}
+	g.ForcedCycles, g.STWForced, g.ForcedBy = a.forcedMarks, a.stwForced, []LocTime{}
+	for loc, d := range a.forcedBy {
+		g.ForcedBy = append(g.ForcedBy, LocTime{a.locs.get(loc), d})
+	}
+	sortTop(&g.ForcedBy, func(x LocTime) int64 { return int64(x.Time) }, func(x LocTime) finding.Location { return x.Location })
+	g.STWLongest = a.stalls(&a.stwTop)
 	s.GC = g
 
 	for _, st := range a.sites {
@@ -286,7 +363,18 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Goroutines: st.goroutines, Running: st.running, Latency: st.latency.Percentiles(),
 			Preempts: st.preempts, Yields: st.yields, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
-			StopAt: a.locs.get(topLoc(st.stopLocs)),
+			StopAt:  a.locs.get(topLoc(st.stopLocs)),
+			Samples: st.samples, SpinCode: st.spinSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
+		}
+		if st.running > 0 {
+			ss.StopRunPct = round2(100 * float64(st.runEnd[endPreempt]+st.runEnd[endYield]) / float64(st.running))
+		}
+		var stretches int
+		for _, n := range st.nEnds {
+			stretches += n
+		}
+		if stretches > 0 {
+			ss.MeanRun = st.running / time.Duration(stretches)
 		}
 		for _, n := range st.blocks {
 			ss.Blocked += n
@@ -314,7 +402,107 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Waiting: round2(float64(w.wait.Sum()) / float64(max(dur, 1)))})
 	}
 	sortTop(&s.Locks, func(x LockSummary) int64 { return int64(x.Wait.Total) }, func(x LockSummary) finding.Location { return x.Location })
+	s.Spinning, s.SpinPct = spinning(s, busy, dur)
+	s.Thin = a.thin(dur)
 	return s
+}
+
+// stalls turns the kept longest stalls into the summary's rows.
+func (a *analyzer) stalls(t *topN) []Stall {
+	out := []Stall{}
+	for _, x := range t.list {
+		out = append(out, Stall{At: x.At, Duration: x.Dur, What: x.What, Location: a.locs.get(x.Loc)})
+	}
+	return out
+}
+
+// Figures that decide whether the trace's CPU samples measure the
+// process's CPU: enough of them, spread over most of the window (a CPU
+// profile that ran for part of the trace would understate it).
+const (
+	samplePeriod    = 10 * time.Millisecond // runtime/pprof's 100 Hz
+	samplesMinimum  = 20
+	sampleSpanShare = 0.8
+)
+
+// processCPU fills in the CPU the process got in the window, when known.
+func (a *analyzer) processCPU(ps *ProcSummary, opt Options, dur time.Duration) {
+	switch {
+	case a.samples >= samplesMinimum && dur > 0 && float64(a.lastSample.Sub(a.firstSample)) >= sampleSpanShare*float64(dur):
+		ps.ProcessCPU = time.Duration(a.samples) * samplePeriod
+		ps.ProcessCPUFrom = "cpu samples"
+	case opt.ProcessCPU > 0:
+		ps.ProcessCPU = opt.ProcessCPU
+		ps.ProcessCPUFrom = "given"
+	default:
+		return
+	}
+	if dur > 0 {
+		ps.ProcessCores = round2(ps.ProcessCPU.Seconds() / dur.Seconds())
+		ps.BusyPerCorePct = round2(100 * ps.BusyMean * dur.Seconds() / ps.ProcessCPU.Seconds())
+	}
+}
+
+// Thresholds of the spin shape (docs/trace.md): a site whose goroutines
+// spend at least spinStopPct of their running time in stretches that end
+// in preemption or a yield, run at least spinMinCores of a P on average,
+// and were stopped at least preemptMinimum times.
+const (
+	spinStopPct  = 80.0
+	spinMinCores = 0.1
+)
+
+// spinning picks the sites of the spin shape.
+func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
+	out := []SpinSite{}
+	var total time.Duration
+	for _, st := range s.Sites {
+		if st.System || dur <= 0 || busy <= 0 {
+			continue
+		}
+		cores := st.Running.Seconds() / dur.Seconds()
+		if st.StopRunPct < spinStopPct || cores < spinMinCores || st.Preempts+st.Yields < preemptMinimum {
+			continue
+		}
+		sp := SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, HotFrom: "cpu samples",
+			Running: st.Running, BusyPct: round2(100 * float64(st.Running) / float64(busy)), Cores: round2(cores),
+			StopRunPct: st.StopRunPct, MeanRun: st.MeanRun, Preempts: st.Preempts, Yields: st.Yields, Blocked: st.Blocked,
+			Samples: st.Samples, StopAt: st.StopAt}
+		if !isUserFunc(sp.StopAt.Function) {
+			sp.StopAt = finding.Location{}
+		}
+		if st.Samples > 0 {
+			sp.SpinCodePct = round2(100 * float64(st.SpinCode) / float64(st.Samples))
+		}
+		if sp.HotLine.File == "" || st.Samples < samplesMinimum {
+			sp.HotLine, sp.HotFrom = st.StopAt, "preemptions"
+		}
+		if !isUserFunc(sp.HotLine.Function) {
+			sp.HotLine, sp.HotFrom = finding.Location{}, ""
+		}
+		total += st.Running
+		out = append(out, sp)
+	}
+	return out, round2(100 * float64(total) / float64(max(busy, 1)))
+}
+
+// Thin evidence: a trace shorter than thinDuration, or with fewer than
+// thinStarts goroutine starts, is too small to rule causes out.
+const (
+	thinDuration = 200 * time.Millisecond
+	thinStarts   = 200
+)
+
+func (a *analyzer) thin(dur time.Duration) string {
+	switch {
+	case dur < thinDuration:
+		return fmt.Sprintf("the trace covers %v (%d goroutine starts): too short to rule causes out or to see tails; record at least 1s under the load in question (runtime/trace, or /debug/pprof/trace?seconds=5)",
+			dur.Round(time.Microsecond), a.starts)
+	case a.starts < thinStarts:
+		return fmt.Sprintf("only %d goroutine starts in %v: the program was nearly idle, so latency and P figures rest on too few events; record while it serves its load",
+			a.starts, dur.Round(time.Millisecond))
+	}
+	return ""
 }
 
 // sortTop sorts rows by key, largest first (ties by location), and keeps maxRows.

@@ -12,11 +12,17 @@ var lintRules = []Rule{
 		Detection: "A select with a default clause inside a for loop (for {}, for cond {}, for i := 0; ; i++ {}, labelled, in a " +
 			"method or a goroutine closure; directly or under if/switch) that is not a counted loop (for i := 0; i < n; i++), " +
 			"where nothing on the path that takes the default can block: the default is empty, continues, breaks only the " +
-			"select, changes variables or counters, calls runtime.Gosched or an atomic operation, or sleeps less than 1ms (a " +
-			"constant), and the loop's condition and other statements are of the same kind. Silent when the default or a " +
-			"statement after the select leaves the loop (return, labelled break, goto, panic, os.Exit, log.Fatal), when " +
-			"anything on that path may block or is an unknown call (a channel operation, time.Sleep of 1ms or more or of a " +
-			"computed duration, Lock, Wait, I/O), for range loops, and for a select with default outside any loop (try-send).",
+			"select, changes variables or counters, calls runtime.Gosched or an atomic operation, only tries a channel " +
+			"operation (a nested select with default), sleeps less than 1ms (a constant), or calls functions that never block " +
+			"by their per-function facts (computed bottom-up for the package, exported across packages, a curated table for " +
+			"the standard library: strconv, strings, fmt.Sprintf, sync/atomic, ...), and the loop's condition and other " +
+			"statements are of the same kind. Silent when the default or a statement after the select leaves the loop " +
+			"(return, labelled break, goto, panic, os.Exit, log.Fatal), when the default changes a variable the loop's " +
+			"condition reads (for done := false; !done; { ... default: done = true }), for the bounded \"replace the pending " +
+			"value\" loop (a case sends and leaves, the default drains that same channel), when anything on that path may " +
+			"block or is a call without a never-blocks fact (a channel operation, time.Sleep of 1ms or more or of a computed " +
+			"duration, Lock, Wait, I/O, an interface method, a func value), for range loops, and for a select with default " +
+			"outside any loop (try-send).",
 		Fix: "Remove the default so the select blocks until a case is ready; if the loop must also do periodic work, add a " +
 			"case on a time.Ticker made once outside the loop, or a context's Done channel to stop.",
 		Wrong: `for {
@@ -44,11 +50,17 @@ var lintRules = []Rule{
 			"to run it again. A tiny sleep therefore buys two context switches per iteration, not precision: time.Sleep(1µs) " +
 			"really sleeps about 0.4ms. CPU profiles of such programs show runtime.futex at half the samples although the " +
 			"process uses little CPU in total.",
-		Detection: "A call of time.Sleep (by type identity, whatever the import name) whose argument is a constant (literal, " +
-			"named constant or constant expression) above 0 and below 1ms, in a for loop that waits: it has a condition, or " +
-			"an if in its body leaves it. Silent for counted and range loops (pacing, not polling), for loops that never " +
-			"end, when anything else in the body may block or is an unknown call, for computed durations (backoff), for " +
-			"sleeps in a select's default (SD101) and for Sleep(0) (SD104).",
+		Detection: "A call of time.Sleep (by type identity, whatever the import name) whose duration is above 0 and below " +
+			"1ms: a constant (literal, named constant or constant expression), or an unexported variable or struct field that " +
+			"is only ever given constants in the package (d := 100 * time.Microsecond never reassigned, a package-level var, " +
+			"a field set by a constructor's literal; the largest value is reported), in a for loop that waits: it has a " +
+			"condition, an if in its body leaves it, or the sleep runs only on some iterations (inside an if or a case). When " +
+			"the sleep is in an if that ends with continue (the worker that sleeps when its queue is empty), only the " +
+			"statements up to that if are the idle path. Silent for counted and range loops (pacing, not polling), for loops " +
+			"that never end and sleep on every iteration, when anything else on the idle path may block or is a call without " +
+			"a never-blocks fact (a lock, a channel operation, a func value), for variables that are parameters, reassigned " +
+			"from computed values, changed with an operator (backoff) or whose address is taken, for exported variables and " +
+			"fields, for sleeps in a select's default (SD101) and for Sleep(0) (SD104).",
 		Fix: "Wait for the event instead of polling for it: a channel, sync.Cond, a WaitGroup, or a context. If polling is " +
 			"unavoidable (an external resource), poll at 1ms or more, with backoff.",
 		Wrong: `for !ready.Load() {
@@ -64,10 +76,13 @@ var lintRules = []Rule{
 		Explanation: "runtime.NumGoroutine counts every goroutine in the process, including the runtime's and every library's, " +
 			"so a limit on it is wrong as soon as anything else starts one; and waiting for it to drop means polling, usually " +
 			"with a sleep. It walks allglen under no lock and returns a racy count.",
-		Detection: "A call of runtime.NumGoroutine whose value, directly or through a local variable assigned from it, is " +
-			"a for loop's condition, or decides an if or switch one of whose branches starts a goroutine, calls time.Sleep, or " +
-			"continues or breaks a loop that starts goroutines or sleeps. Silent when the count is only logged, exported, returned, or compared in a branch " +
-			"that does none of these, and in _test.go files (leak checks count goroutines on purpose).",
+		Detection: "A call of runtime.NumGoroutine whose value (directly, through local variables assigned from it or from " +
+			"values computed from it such as busy := n > limit, or through an unexported struct field every assignment of which " +
+			"holds it) is a for loop's condition, or decides an if or switch one of whose branches starts a goroutine, calls " +
+			"time.Sleep, or continues or breaks a loop that starts goroutines or sleeps; in a tagless switch (reject / wait / " +
+			"spawn) a case decides the clauses after it and the default. Silent when the count is only logged, exported, " +
+			"returned, or compared in a branch that does none of these (a health check that rejects), and in _test.go files " +
+			"(leak checks count goroutines on purpose).",
 		Fix: "Bound concurrency with a semaphore (a buffered channel, golang.org/x/sync/semaphore, or errgroup.SetLimit) and " +
 			"wait with a sync.WaitGroup.",
 		Wrong: `for _, j := range jobs {
@@ -91,15 +106,24 @@ wg.Wait()`,
 			"put it on the P's timer heap each iteration, only for most of them to be dropped. time.After(0) and time.Sleep(0) " +
 			"are not yields: since Go 1.23 an expired timer's send happens inline in selectgo, so the goroutine never parks " +
 			"(measured: 106% CPU and 750 MB/s of garbage), and Sleep(0) returns at once.",
-		Detection: "In a for or range loop of the same function (not in a function literal started there): time.After " +
-			"received from in a select case when another case of that select can let the loop go on; t := time.NewTimer " +
-			"whose t.C is received from in such a select; any time.Tick; and time.After or time.Sleep with a constant " +
-			"duration of 0 or less. Silent for a timer made before the loop and Reset in it, for selects whose other cases " +
-			"all leave the loop (wait with timeout, sleep-or-cancel in a retry loop), outside loops, and in a select's " +
-			"default (SD101). For time.Sleep(0) a fix to runtime.Gosched() is offered when the file already imports runtime " +
-			"and still uses time elsewhere.",
-		Fix: "Make one time.Timer before the loop and Reset it each iteration (since Go 1.23 Reset needs no drain), or use " +
-			"context.WithTimeout for an overall deadline. To yield, block on what you wait for; runtime.Gosched only if you must.",
+		Detection: "In an unbounded loop of the same function (for {}, a for cond {} that is not counted, a range over a " +
+			"channel or a function; not in a function literal started there): a timer's channel received in a select case " +
+			"when another case can let the loop go on (it continues, or neither leaves nor is followed by statements that " +
+			"leave) — written inline (time.After(d), time.NewTimer(d).C), made by a function of the package that returns " +
+			"one (case <-randomTimeout(d)), or kept in a variable by a statement of the loop's body (timeout := time.After(d), " +
+			"t := time.NewTimer(d) then t.C). In any loop, time.Tick. Anywhere, time.Sleep or <-time.After with a constant " +
+			"duration of 0 or less (a yield, in a loop or in a helper a loop calls). Silent for a timer made before the " +
+			"loop and Reset in it; for selects whose other cases all leave (through if/else and switch too) or that a return " +
+			"follows; for a duration computed per iteration; for loops bounded by a count or a collection (a range over a " +
+			"config's entries: at most that many timers per call) unless an unbounded loop encloses them; for heartbeat = " +
+			"time.After(0) assigned to a variable (a blocking select's next round fires at once, on purpose); and for a zero " +
+			"sleep in a select's default inside a for loop, which SD101 reports (in a range or counted loop SD104 reports it). " +
+			"For time.Sleep(0) a fix to runtime.Gosched() is offered when the file already imports runtime and still uses " +
+			"time elsewhere.",
+		Fix: "time.After or time.NewTimer in a loop: make one time.Timer before the loop and Reset it each iteration (since Go " +
+			"1.23 Reset needs no drain), or use context.WithTimeout for an overall deadline. time.Tick in a loop: make one " +
+			"time.Ticker before the loop and defer its Stop. To yield, block on what you wait for; runtime.Gosched only if " +
+			"you must.",
 		Wrong: `for {
 	select {
 	case m := <-in:
@@ -127,11 +151,17 @@ for {
 			"(or time.Tick) that is dropped without Stop is never collected and keeps firing. From 1.23 unreferenced timers " +
 			"and tickers are collected, but only when the main module's go line is at least 1.23 (GODEBUG asynctimerchan).",
 		Detection: "Only where the package's module declares a go line before 1.23 (silent at 1.23+ and when the module " +
-			"is unknown): time.NewTicker assigned to a local variable only ever read for C or Reset (never stopped, " +
-			"returned, passed, stored or compared) in a function that can return, or whose C alone is kept; and time.Tick in a function that can return, " +
-			"other than main, init and _test.go files (a function ending in a loop it never leaves keeps its ticker for " +
-			"life). time.NewTimer is not reported: a timer leaves the heap when it fires.",
-		Fix: "Add defer t.Stop() after creating it, or move the module to go 1.23 or later (go mod edit -go=1.23).",
+			"is unknown), outside _test.go files: time.NewTicker assigned to a local variable only ever read for C or Reset " +
+			"(never stopped, returned, passed, stored or compared) in a function that can return, or whose C alone is kept; " +
+			"time.NewTicker stored in an unexported field of a type with a Close, Stop or Shutdown method when no code of " +
+			"the package stops it and the field is only read for C or Reset; time.Tick in a function that can return, other " +
+			"than main and init; and t := time.NewTimer(d) used as a select's timeout case, not stopped by a defer, when a " +
+			"return is reached neither through the t.C case nor after t.Stop() (the success path, or a watchdog Reset on " +
+			"each kick and left running), unless d is a constant under 1s. A function ending in a loop it never leaves — for " +
+			"{}, or a range over a ticker's own channel — keeps its ticker for life; a range over any other channel ends " +
+			"when it is closed (tick := time.Tick(d); for j := range jobs leaks, as staticcheck's SA1015 says).",
+		Fix: "Add defer t.Stop() after creating a ticker or a timeout timer, stop a ticker kept in a field in the type's " +
+			"Close, or move the module to go 1.23 or later (go mod edit -go=1.23).",
 		Wrong: `func poll(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	for {
@@ -163,11 +193,19 @@ for {
 			"only moves it to the global run queue; with an idle P it runs again at once, so it still burns a full core, " +
 			"and it starves the goroutine it waits for when Ps are few.",
 		Detection: "A for loop (not range, not counted) that waits, through its condition or an if or switch case that " +
-			"leaves it, on something another goroutine can change (an atomic Load, a variable or field, len of a channel, " +
-			"ctx.Err), or calls runtime.Gosched, and whose every statement only reads: comparisons, atomic loads, " +
-			"runtime.Gosched, counter increments, break, continue, return. Silent on any atomic write (CAS retry loops make " +
-			"progress), assignment, sleep (SD102/SD104), channel operation or select (SD101), unknown call, time.Now or " +
-			"time.Since (deliberate busy delays), runtime.NumGoroutine (SD103), an empty for {}, and in _test.go files.",
+			"leaves it, on something another goroutine can change (an atomic Load, also of go.uber.org/atomic-like types of " +
+			"packages whose path ends in /atomic; a variable or field; len of a channel; ctx.Err; Mutex.TryLock; a function " +
+			"whose per-function facts say it never blocks and polls shared state, such as a helper doing a non-blocking " +
+			"receive), or calls runtime.Gosched, and whose every statement only reads: comparisons, atomic loads, re-reading " +
+			"a value into a variable (gate = upstream.Load()), runtime.Gosched, counter increments, break, continue, return. " +
+			"An atomic write or CAS behind a condition (claim the slot only when the reader has made room, then Gosched) " +
+			"does not make the loop honest: the iteration that finds the condition false writes nothing. Also reported: " +
+			"an empty for {} or for true {}, with the fix select {}. Silent on an atomic write or CAS that runs on every " +
+			"iteration (retry until my CAS wins: a failure means another goroutine won, so the loop is bounded by " +
+			"contention; this includes a CAS spinlock), an assignment that advances (l = l.next), a helper called for its " +
+			"effect (work), any sleep (SD102/SD104), a channel operation or select (SD101), an unknown call, time.Now or " +
+			"time.Since (deliberate busy delays), runtime.NumGoroutine (SD103), a counter that decides when the loop ends, " +
+			"and _test.go files.",
 		Fix: "Block on what you wait for: a channel that the other goroutine closes, a sync.Cond, a WaitGroup. Spinning is " +
 			"only worth it for nanoseconds, inside a lock implementation.",
 		Wrong: `for !done.Load() {

@@ -12,10 +12,15 @@ var profileRules = []Rule{
 			"context switches.",
 		Detection: "Samples whose caller chain reaches runtime.futex (or the code around it) through startm/wakep/notewakeup " +
 			"(wake) or stopm/mPark/notesleep (park), unless a more specific chain claims them (mutex, syscall handoff, " +
-			"Gosched, runtime-lock). Reported at ≥ 20% of the profile's CPU with ≥ 10 samples, when channel operations " +
-			"take less than the churn (a channel ping-pong parks by design); warning from 0.05 cores, info below (the " +
-			"\"futex at 50% of a small CPU\" case). The stacks are cut by mcall, so the lines are the user callers of " +
-			"time.Sleep, go statements and channel operations elsewhere in the profile.",
+			"Gosched, runtime-lock). Reported at ≥ 20% of the profile's CPU with ≥ 10 samples whatever the channel share " +
+			"(standing down for channel work hid 27% of park/wake CPU in a prime sieve); warning from 0.05 cores, info below " +
+			"(the \"futex at 50% of a small CPU\" case). The message names what wakes the threads, read from the frames " +
+			"above wakep: channel operations (goready from chansend/chanrecv/select), go statements (newproc), timers, the " +
+			"network poller, semaphores; resetspinning (a spinning M handing on) is ranked last, as it follows any wake-up. " +
+			"When channel operations drive at least half of the wake-ups, the whole park/wake cost (scheduler, idle " +
+			"spinning, futex) is reported at info as the price of a one-item-per-operation hand-off: lab pingpong 28–30%, " +
+			"100% of its wake-ups from channel operations. The stacks are cut by mcall, so the lines are the user callers " +
+			"of time.Sleep, go statements and channel operations elsewhere in the profile.",
 		Fix: "Batch work so fewer wake-ups are needed, replace sleep-polling by blocking on the event, and keep " +
 			"producer/consumer pairs from handing off one item at a time (buffered channels, batching).",
 	},
@@ -46,11 +51,19 @@ var profileRules = []Rule{
 		Title: "a goroutine busy-waits: select with default or Gosched dominates with no parking",
 		Explanation: "selectgo/selectnbrecv/selectnbsend with sellock and runtime locks, or gosched_m/goschedImpl, at a large " +
 			"share of samples and with no park or futex sleep, means a loop polls a channel or yields instead of blocking.",
-		Detection: "Samples under selectnbrecv/selectnbsend (a select with one case and a default) or Gosched → gosched_m → " +
-			"goschedImpl at ≥ 40% of CPU with ≥ 10 samples, while parking (scheduler, idle spinning, thread churn) is under " +
-			"half of that share. selectgo is not counted: a profile cannot tell a several-case select with a default from " +
-			"a blocking select whose channel is always ready (SD101 and SD308 can). Lab: busyselect 88–96% with 0–1% " +
-			"parking; gosched 76–79% yield; pingpong (healthy) parks 30–45%.",
+		Detection: "Three frame families, each at ≥ 40% of CPU with ≥ 10 samples while parking (scheduler, idle spinning, " +
+			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default: " +
+			"warning); Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (warning; " +
+			"runtime.GC's own sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off); " +
+			"selectgo with sellock/selunlock and the locks under them (info only: a profile cannot tell a select with a " +
+			"default from a blocking select whose channel is always ready). When the source is found (the recorded path or " +
+			"-src DIR), each hot select, Gosched or flat-time line is read with the analyzers' logic (lint/inspect): a loop " +
+			"the source shows as a select with a default, a Gosched or atomic spin, or a sleep poll becomes SD204 at the " +
+			"spinning line with the CPU of the whole loop (its own lines, the select/Gosched frames under them and, for a " +
+			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint; warning from 0.05 cores, " +
+			"critical from 0.95 cores and 60% of the CPU. A loop the source shows blocking or computing is not a spin. " +
+			"Lab: busyselect 88–100% with 0–1% parking; busyhandler 89–96% in selectgo, 0% parking; gosched 96–98% yield; " +
+			"ringbuffer 24–32% per Gosched loop; pingpong (healthy) parks 28–45%.",
 		Fix: "Remove the select's default, or replace the Gosched loop by blocking on the event (see SD101, SD106).",
 	},
 	{
@@ -60,7 +73,9 @@ var profileRules = []Rule{
 			"channel or timer heap spin in lock2 (procyield, osyield) and then sleep on a futex.",
 		Detection: "Samples with procyield/osyield/futex/semasleep under lock2/unlock2/unlock2Wake (contended, not the fast " +
 			"path), attributed through their runtime callers (sellock, chansend, (*timers).lock, globrunqget) to the user " +
-			"line. Reported at ≥ 15% of CPU with ≥ 10 samples; warning from 0.05 cores.",
+			"line. Reported at ≥ 15% of CPU with ≥ 10 samples; warning from 0.05 cores. The message names the runtime function " +
+			"that took the lock. Locks under a select that SD204 reports as a busy-wait are the spin's cost and are left " +
+			"out; so is the run queue's lock under goschedImpl (a Gosched spin: 17% of a ring buffer's CPU).",
 		Fix: "Shard the channel or the work per worker, batch items, or reduce the number of goroutines sharing one channel.",
 	},
 	{
@@ -81,8 +96,10 @@ var profileRules = []Rule{
 			"marking proceeds it is made to assist (gcAssistAlloc), which adds latency to the allocating request.",
 		Detection: "Samples under gcAssistAlloc/gcDrainN and write-barrier flushes (assist), gcBgMarkWorker/gcDrain/scanObject/" +
 			"scanSpan (mark) and bgsweep/sweepone/bgscavenge/gcStart (sweep), together ≥ 25% of CPU with ≥ 10 samples; " +
-			"warning from 0.05 cores. Attributed to the allocating user lines. Lab: gcpressure 34–41%, its fixed twin 0%, " +
-			"timerloop 9–17%.",
+			"warning from 0.05 cores. Attributed to the allocating user lines; the message names the largest part (assists, " +
+			"background mark or allocation). Collections forced by runtime.GC() (the testing harness calls it before each " +
+			"benchmark) are left out of that share; when they alone reach 25% they are reported at info as forced, naming " +
+			"the caller of runtime.GC. Lab: gcpressure 34–41%, its fixed twin 0%, timerloop 9–17%.",
 		Fix: "Allocate less on the hot path (reuse buffers, sync.Pool, avoid per-item closures); set GOMEMLIMIT and raise " +
 			"GOGC when memory allows.",
 	},
@@ -105,8 +122,11 @@ var profileRules = []Rule{
 		Explanation: "Every syscall goes through entersyscall/exitsyscall; a slow one makes sysmon hand the P to another " +
 			"thread (handoffp), and the return must find a P again (exitsyscallNoP). Small reads and writes multiply both.",
 		Detection: "Samples under syscall.Syscall/RawSyscall6, entersyscall/exitsyscall(TryGetP/NoP), entersyscallblock and " +
-			"handoffp (epoll in netpoll is not counted), at ≥ 40% of CPU with ≥ 10 samples; warning from 0.05 cores. " +
-			"Attributed to the user line making the call. Lab: syscallheavy 76–84%, its fixed twin 0–3%.",
+			"handoffp (epoll in netpoll is not counted), at ≥ 40% of CPU with ≥ 10 samples; warning from 0.25 cores (a " +
+			"healthy broker spent 0.10 cores in syscalls), info below. When half or more of the syscall CPU comes through " +
+			"bufio.(*Writer).Flush, net.(*Buffers).WriteTo/writev or io.Copy, the program batches already: info, and no " +
+			"advice to buffer. Attributed to the user line making the call. Lab: syscallheavy 76–91% at 0.41–0.51 cores, " +
+			"its fixed twin 0–3%.",
 		Fix: "Buffer I/O (bufio), batch writes (writev, net.Buffers), and avoid syscalls per item.",
 	},
 }

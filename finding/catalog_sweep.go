@@ -14,8 +14,14 @@ var sweepRules = []Rule{
 			"[min, max] at 93.8%). The knee is the smallest value whose median is within -tolerance (default 5%) of " +
 			"the best median. Always reported as info when any run succeeded; raised to warning when the default, " +
 			"GOMAXPROCS = CPUs, was swept and is worse than the knee beyond both intervals and the tolerance (5 runs " +
-			"each at least).",
-		Fix: "Run with GOMAXPROCS at the knee, or give the workload only that many CPUs.",
+			"each at least). The disturbance is measured at every value: the CPU other processes used during the " +
+			"runs (/proc/stat's busy time less the command's and schedoctor's own) and the command's run-queue wait " +
+			"per P beyond what it makes itself with more Ps than CPUs (1 - CPUs/GOMAXPROCS). No GOMAXPROCS is " +
+			"recommended (info, the figure named) when any value is disturbed (other load above 10% of the CPUs, or " +
+			"excess wait above 10%), when the knee's interval overlaps the next lower value's (\"no clear knee\"), " +
+			"or when the knee is above the CPUs available.",
+		Fix: "Run with GOMAXPROCS at the knee (never more than the CPUs), or give the workload only that many CPUs; " +
+			"when the recommendation is withheld, sweep again on a quiet machine or with more -runs.",
 		Effect: "Measured here (2 CPUs, lab program cpubound, 3 runs each at a quiet moment): 11.8 million hashes/s at " +
 			"GOMAXPROCS=1, 22.8 million at 2, 23.5 million at 4: the knee is 2, and 4 buys 3% (docs/sweep.md).",
 	},
@@ -27,7 +33,7 @@ var sweepRules = []Rule{
 			"is worse than the lower one's by more than -tolerance (default 5%) and the two confidence intervals of " +
 			"the medians do not overlap (with 5 runs the intervals are [min, max]: two disjoint ranges from one " +
 			"distribution happen 1 time in 252 in a given direction). The worst pair is reported, with the count of " +
-			"all such pairs.",
+			"all such pairs. Downgraded to info, with the figure, when either value's runs were disturbed.",
 		Fix: "Find the contended resource (schedoctor profile, the mutex profile) and shard it; until then cap GOMAXPROCS.",
 	},
 }

@@ -16,9 +16,14 @@ const (
 	throttledCrit = 0.20
 	// minPeriods keeps a cgroup that has barely run from being judged.
 	minPeriods = 100
-	// pressureWarn is the "some avg60" CPU pressure, in percent, above which
-	// tasks wait for a CPU often enough to matter.
+	// pressureWarn is the "some avg60" CPU pressure of the process's own
+	// cgroup, in percent, above which its tasks wait for a CPU often enough
+	// to matter.
 	pressureWarn = 10.0
+	// waitShareWarn is the share of its runnable time (wait + run, from its
+	// threads' schedstat) the process spent waiting for a CPU, from which
+	// SD406 fires on its own figures: the same 10% as the pressure.
+	waitShareWarn = 0.10
 	// memLimitShare is the share of the memory limit to give GOMEMLIMIT.
 	memLimitShare = 0.9
 )
@@ -288,28 +293,101 @@ func parentTighter(s *Summary) *finding.Finding {
 	return f
 }
 
-// SD406: CPU pressure.
+// SD406: the process waits for a CPU. It fires on the process's own
+// figures: its threads' run-queue wait (schedstat) and its own cgroup's
+// cpu.pressure. The host's /proc/pressure/cpu is context only: on a busy
+// machine a process with CPU to spare waits 0 ns, and it is not its finding.
 func pressure(s *Summary) *finding.Finding {
-	p := s.Cgroup.Pressure
-	if p == nil || p.Avg60 < pressureWarn {
+	own, host, w := s.Cgroup.Pressure, s.Cgroup.HostPressure, s.CPUWait
+	waitKnown := w != nil && w.WaitSeconds+w.RunSeconds >= minRunnable(w)
+	waitHigh := waitKnown && w.Share >= waitShareWarn
+	ownHigh := own != nil && own.Avg60 >= pressureWarn
+	if !waitHigh && !ownHigh {
 		return nil
 	}
 	f := newFinding("SD406")
-	scope := "a task of cgroup " + path.Dir(p.File)
-	if p.File == "/proc/pressure/cpu" {
-		scope = "a task on the host"
+	switch {
+	case waitHigh:
+		f.Message = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited on a run queue (%s waiting against %s running, %s) "+
+			"because the CPUs it may use were running other threads when it wanted one: delay outside Go's scheduler",
+			100*w.Share, s.Target.PID, secs(w.WaitSeconds), secs(w.RunSeconds), waitScope(w))
+		f.Locations = loc(w.Files)
+	default:
+		f.Message = fmt.Sprintf("%.1f%% of the last minute a task of its own cgroup %s waited for a CPU (cpu.pressure some avg60) because "+
+			"the cgroup's tasks wanted more CPU than they got: delay outside Go's scheduler", own.Avg60, path.Dir(own.File))
+		f.Locations = loc(own.File)
+		if waitKnown {
+			// The cgroup is under pressure but this process barely waited:
+			// the pressure is its neighbours'. Say so, at info.
+			f.Severity = finding.Info
+			f.Message += fmt.Sprintf("; but this process's own threads waited only %.1f%% of the time they wanted a CPU (%s), so the "+
+				"pressure falls on other tasks of the cgroup", 100*w.Share, waitScope(w))
+		}
 	}
-	f.Message = fmt.Sprintf("%.1f%% of the last minute %s waited for a CPU (cpu.pressure some avg60): run-queue delay outside Go's scheduler",
-		p.Avg60, scope)
-	f.Locations = loc(p.File)
-	f.Evidence = []finding.Evidence{
-		{Label: "some avg10", Value: p.Avg10, Unit: "%"},
-		{Label: "some avg60", Value: p.Avg60, Unit: "%"},
-		{Label: "some avg300", Value: p.Avg300, Unit: "%"},
-		{Label: "stall total", Value: math.Round(float64(p.TotalUS)/1e3) / 1e3, Unit: "s"},
+	if own != nil {
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Label: "own cgroup cpu.pressure some avg10", Value: own.Avg10, Unit: "%"},
+			finding.Evidence{Label: "own cgroup cpu.pressure some avg60", Value: own.Avg60, Unit: "%"},
+			finding.Evidence{Label: "own cgroup cpu.pressure some avg300", Value: own.Avg300, Unit: "%"},
+			finding.Evidence{Label: "own cgroup stall total", Value: math.Round(float64(own.TotalUS)/1e3) / 1e3, Unit: "s"})
+	}
+	if w != nil {
+		f.Evidence = append(f.Evidence,
+			finding.Evidence{Label: "process run-queue wait (schedstat field 2)", Value: round3(w.WaitSeconds), Unit: "s"},
+			finding.Evidence{Label: "process time on a CPU (schedstat field 1)", Value: round3(w.RunSeconds), Unit: "s"},
+			finding.Evidence{Label: "share of runnable time spent waiting", Value: round3(100 * w.Share), Unit: "%"},
+			finding.Evidence{Label: "threads read", Value: float64(w.Threads), Unit: "threads"})
+		if w.WindowSeconds > 0 {
+			f.Evidence = append(f.Evidence,
+				finding.Evidence{Label: "sampling window", Value: round3(w.WindowSeconds), Unit: "s"},
+				finding.Evidence{Label: "threads waiting for a CPU on average", Value: round3(w.WaitingThreads), Unit: "threads"})
+		}
+	}
+	if host != nil {
+		f.Evidence = append(f.Evidence, finding.Evidence{Label: "host cpu.pressure some avg60 (context: the whole machine, not this process)", Value: host.Avg60, Unit: "%"})
 	}
 	f.Fix = "give the workload more CPU (a higher limit or request), move what shares its CPUs elsewhere, or lower GOMAXPROCS if the process itself oversubscribes them"
+	if f.Severity == finding.Info {
+		f.Fix = "nothing to change in this process for CPU wait; if its neighbours in the cgroup matter, give the cgroup more CPU or move them"
+	}
 	return f
+}
+
+// minRunnable is the wait + run time below which the process's own figures
+// are too thin to judge: an idle process's 1 ms of wait in 5 ms of work is
+// no share to act on.
+func minRunnable(w *CPUWait) float64 {
+	if w.WindowSeconds > 0 {
+		return 0.05 * w.WindowSeconds
+	}
+	return 1
+}
+
+func waitScope(w *CPUWait) string {
+	if w.WindowSeconds > 0 {
+		return fmt.Sprintf("over %s, %.2f threads waiting on average", secs(w.WindowSeconds), w.WaitingThreads)
+	}
+	return fmt.Sprintf("over the lifetimes of its %d threads", w.Threads)
+}
+
+func secs(v float64) string {
+	if v < 1 {
+		return fmt.Sprintf("%.0fms", v*1e3)
+	}
+	return fmt.Sprintf("%.1fs", v)
+}
+
+func round3(v float64) float64 { return math.Round(v*1e3) / 1e3 }
+
+// hostPressureNote says, when no figure of the process's own is at hand,
+// that the host's pressure was seen and is context, not a finding.
+func hostPressureNote(s *Summary) string {
+	h := s.Cgroup.HostPressure
+	if h == nil || s.Cgroup.Pressure != nil || s.CPUWait != nil {
+		return ""
+	}
+	return fmt.Sprintf("only host-wide CPU pressure is available (%s: some avg60 %.2f%%): it is the whole machine's, context and not "+
+		"this process's, so SD406 does not judge it; run with -pid on the live process to measure its own run-queue wait", h.File, h.Avg60)
 }
 
 // SD407: a memory limit and no GOMEMLIMIT.

@@ -28,6 +28,8 @@ var fixtureBinaries = map[string]fakeBinary{
 	"throttled":       {goVersion: "go1.24.6", main: "example.com/checkout", deps: []*debug.Module{{Path: "go.uber.org/automaxprocs", Version: "v1.6.0", Sum: "h1:O3y2/QNTOdbF+e/dpXNNW7Rx2hZ4sTIPyybbxyNqTUs="}}},
 	"hybrid":          {goVersion: "go1.25.3", main: "example.com/sandbox"},
 	"no-cgroup-mount": {goVersion: "go1.26.8", main: "example.com/batch"},
+	"host-pressure":   {goVersion: "go1.26.8", main: "example.com/broker"},
+	"own-pressure":    {goVersion: "go1.26.8", main: "example.com/matcher"},
 }
 
 type fakeBinary struct {

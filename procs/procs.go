@@ -20,6 +20,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"time"
 
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 	"github.com/schedoctor/schedoctor/procs/gobin"
@@ -42,6 +43,11 @@ type Options struct {
 	// (not under Sysroot); "" means /proc/PID/exe under Sysroot when PID is
 	// set, and none otherwise.
 	Binary string
+	// Window is how long to sample the process's own CPU wait
+	// (/proc/PID/task/*/schedstat, read twice) on the live system; 0 reads
+	// the counters once and judges them over the threads' lifetimes. A
+	// sysroot tree is a snapshot, so there the lifetime counters are used.
+	Window time.Duration
 }
 
 func (o Options) live() bool { return o.Sysroot == "" || filepath.Clean(o.Sysroot) == "/" }
@@ -56,8 +62,13 @@ type Summary struct {
 	Binary     *Binary    `json:"binary,omitempty"`
 	Env        Env        `json:"env"`
 	GOMAXPROCS GOMAXPROCS `json:"gomaxprocs"`
-	Warnings   []string   `json:"warnings,omitempty"`
-	available  availability
+	// CPUWait is the process's own run-queue wait, from its threads'
+	// schedstat; nil without -pid or when it could not be read.
+	CPUWait  *CPUWait `json:"cpu_wait,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Notes say what could not be told and why (only host-wide pressure).
+	Notes     []string `json:"notes,omitempty"`
+	available availability
 	// statusFile is /proc/PID/status, the file that shows the affinity
 	// mask (Cpus_allowed_list) when it was read with sched_getaffinity.
 	statusFile string
@@ -89,10 +100,15 @@ type CPUs struct {
 
 // CgroupInfo is the target's CPU cgroup, leaf first.
 type CgroupInfo struct {
-	Version  string        `json:"version"` // "v1", "v2", "hybrid" or "none"
-	Leaf     string        `json:"leaf,omitempty"`
-	Levels   []Level       `json:"levels,omitempty"`
+	Version string  `json:"version"` // "v1", "v2", "hybrid" or "none"
+	Leaf    string  `json:"leaf,omitempty"`
+	Levels  []Level `json:"levels,omitempty"`
+	// Pressure is the process's own cgroup's cpu.pressure (the leaf of the
+	// unified hierarchy); nil on cgroup v1 or where the leaf has none.
 	Pressure *PressureInfo `json:"pressure,omitempty"`
+	// HostPressure is /proc/pressure/cpu, the whole machine's: context,
+	// never the process's own figure.
+	HostPressure *PressureInfo `json:"host_pressure,omitempty"`
 }
 
 // Level is one cgroup directory from the leaf up.
@@ -113,11 +129,28 @@ type Throttling struct {
 	ThrottledSeconds float64 `json:"throttled_seconds"`
 }
 
-// PressureInfo is CPU pressure stall information for the cgroup, or for the
-// whole system when the cgroup has none.
+// PressureInfo is CPU pressure stall information of a cgroup or of the
+// whole system (File says which).
 type PressureInfo struct {
 	File string `json:"file"`
 	cgroup.Pressure
+}
+
+// CPUWait is how long the process's threads waited on a run queue, from
+// field 2 of /proc/PID/task/*/schedstat (field 1 is the time on a CPU).
+type CPUWait struct {
+	Files   string `json:"files"` // the pattern read, as the target sees it
+	Threads int    `json:"threads"`
+	// WindowSeconds is the sampling window; 0 when the counters were read
+	// once and cover each thread's lifetime.
+	WindowSeconds float64 `json:"window_seconds"`
+	WaitSeconds   float64 `json:"wait_seconds"` // run-queue wait in the window (or lifetime)
+	RunSeconds    float64 `json:"run_seconds"`  // time on a CPU in the window (or lifetime)
+	// Share is wait / (wait + run): of the time the threads wanted a CPU,
+	// the share they spent waiting for one.
+	Share float64 `json:"share"`
+	// WaitingThreads is wait / window: threads waiting on average (window only).
+	WaitingThreads float64 `json:"waiting_threads,omitempty"`
 }
 
 // Memory is the tightest memory limit over the target's memory cgroup levels.

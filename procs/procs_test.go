@@ -35,6 +35,8 @@ var fixtureCases = map[string]fixtureCase{
 	"throttled":       {[]string{"SD403", "SD404", "SD406", "SD408"}, 2, "automaxprocs", 2.5, "leaf cgroup quota", nil},
 	"hybrid":          {[]string{"SD407"}, 2, "default-container", 1, "leaf cgroup quota", nil},
 	"no-cgroup-mount": {[]string{"SD401"}, 4, "env", 2, "affinity", []string{"no cgroup2 mount in mountinfo reaches cgroup /system.slice/batch.service"}},
+	"host-pressure":   {nil, 2, "default-container", 2, "affinity", nil},
+	"own-pressure":    {[]string{"SD406"}, 2, "default-container", 2, "leaf cgroup quota", nil},
 	"malformed": {[]string{"SD405"}, 0, "none", 4, "parent cgroup quota", []string{
 		`vm1.scope/cpu.max: want "QUOTA PERIOD" or "max PERIOD", got "150000"`,
 		`vm1.scope/cpu.stat: line 2: value of nr_periods "twelve" is not a number`,
@@ -214,6 +216,15 @@ func TestRulesPositiveAndNegative(t *testing.T) {
 		// SD406
 		{"35% CPU pressure", "throttled", nil, "SD406", true, finding.Warning},
 		{"9.9% CPU pressure", "throttled", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=30.00 avg60=9.90 avg300=5.00 total=1801224567\n"}, "SD406", false, 0},
+		// The host's pressure is not the process's: 42% on the host while
+		// the process's threads waited 0 ns is no finding.
+		{"host pressure 42%, process waited 0", "host-pressure", nil, "SD406", false, 0},
+		{"host pressure 42%, nothing of the process's own", "v1-quota", map[string]string{"proc/pressure/cpu": "some avg10=38.10 avg60=42.50 avg300=40.02 total=902211873\n"}, "SD406", false, 0},
+		{"own cgroup 28% and own wait 29%", "own-pressure", nil, "SD406", true, finding.Warning},
+		{"own wait 29%, cgroup pressure low", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1590331221\n"}, "SD406", true, finding.Warning},
+		{"own cgroup 28%, process waited 0: info", "own-pressure", map[string]string{"proc/4242/task/4242/schedstat": "2400000000 0 30211\n", "proc/4242/task/4247/schedstat": "1600000000 0 22187\n"}, "SD406", true, finding.Info},
+		{"own wait 9%: below the share", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 200000000 30211\n", "proc/4242/task/4247/schedstat": "1600000000 190000000 22187\n"}, "SD406", false, 0},
+		{"own wait 50% of 0.2s: too little runnable time to judge", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "100000000 100000000 30\n", "proc/4242/task/4247/schedstat": "0 0 0\n"}, "SD406", false, 0},
 		// SD407
 		{"512 MiB, no GOMEMLIMIT", "v1-quota", nil, "SD407", true, finding.Info},
 		{"GOMEMLIMIT set", "v2-quota", nil, "SD407", false, 0},
@@ -299,4 +310,37 @@ func binaryFor(minor int, godebug string, automaxprocs bool) *Binary {
 	b := &Binary{Path: "/proc/1/exe", IsGo: true, Info: info}
 	b.applyGODEBUG("")
 	return b
+}
+
+// TestHostPressureNote: with only the host's pressure at hand, the summary
+// says so and SD406 stays silent.
+func TestHostPressureNote(t *testing.T) {
+	root := variant(t, "v1-quota", map[string]string{"proc/pressure/cpu": "some avg10=38.10 avg60=42.50 avg300=40.02 total=902211873\n"})
+	s := inspectFixture(t, root)
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "only host-wide CPU pressure is available (/proc/pressure/cpu: some avg60 42.50%)") {
+		t.Errorf("notes %q", s.Notes)
+	}
+	if s.Cgroup.Pressure != nil || s.Cgroup.HostPressure == nil {
+		t.Errorf("pressure %+v host %+v: the host's file must not stand for the cgroup's", s.Cgroup.Pressure, s.Cgroup.HostPressure)
+	}
+}
+
+// TestRootCgroupPressureIsHosts: the unified hierarchy's root file (this
+// build machine's /sys/fs/cgroup/unified/cpu.pressure, with the process in
+// "/") mirrors /proc/pressure/cpu: it is the host's, not the process's.
+func TestRootCgroupPressureIsHosts(t *testing.T) {
+	const psi = "some avg10=93.84 avg60=91.61 avg300=82.19 total=966512001\n"
+	root := variant(t, "hybrid", map[string]string{
+		"sys/fs/cgroup/unified/process_api/1750697f7be8ecf9a1c3486a3e1610f8/cpu.pressure": psi,
+		"proc/pressure/cpu": "some avg10=93.84 avg60=91.61 avg300=82.19 total=967882728\n",
+	})
+	s := inspectFixture(t, root)
+	if s.Cgroup.Pressure != nil || s.Cgroup.HostPressure == nil || len(s.Notes) == 0 {
+		t.Errorf("pressure %+v, host %+v, notes %q", s.Cgroup.Pressure, s.Cgroup.HostPressure, s.Notes)
+	}
+	for _, f := range Findings(s) {
+		if f.Rule == "SD406" {
+			t.Errorf("SD406 from the host's pressure: %s", f.Message)
+		}
+	}
 }

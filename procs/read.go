@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 	"github.com/schedoctor/schedoctor/procs/gobin"
@@ -22,6 +24,7 @@ type reader struct {
 	root     string
 	live     bool
 	warnings []string
+	notes    []string
 }
 
 // read returns the contents of p, a path as the target sees it.
@@ -107,6 +110,9 @@ func Inspect(opt Options) (*Summary, error) {
 	r.readOnline(s)
 	r.readEnv(s, procDir)
 	r.readBinary(s, opt, procDir)
+	if opt.PID != 0 {
+		r.readCPUWait(s, procDir, opt.Window)
+	}
 
 	if opt.PID != 0 {
 		if _, err := os.Stat(r.host(procDir)); err != nil {
@@ -118,6 +124,10 @@ func Inspect(opt Options) (*Summary, error) {
 	}
 	s.Warnings = r.warnings
 	compute(s, opt, r.live)
+	s.Notes = r.notes
+	if n := hostPressureNote(s); n != "" {
+		s.Notes = append(s.Notes, n)
+	}
 	return s, nil
 }
 
@@ -202,13 +212,23 @@ func (r *reader) readCgroups(s *Summary, procDir string) bool {
 	}
 	if s.Cgroup.Pressure == nil {
 		// Hybrid: the cpu controller is on v1, but PSI lives in the unified
-		// hierarchy; fall back to the system-wide file.
+		// hierarchy, at the process's own cgroup there.
 		if dir, err := cgroup.Locate(mounts, unifiedOnly(entries), ""); err == nil {
 			r.readPressure(s, dir.Leaf())
 		}
-		if s.Cgroup.Pressure == nil {
-			r.readPressure(s, "/proc/pressure")
-		}
+	}
+	// The machine's pressure is read apart and kept as context: a busy host
+	// says nothing of whether this process waited.
+	r.readPressure(s, "/proc/pressure")
+	// The root cgroup's cpu.pressure is the system-wide figure: a process in
+	// the root of its hierarchy (this build machine's unified hierarchy,
+	// a host process) has no pressure of its own. Both files are updated
+	// together every 2s, so their averages read a moment apart are equal.
+	if own, host := s.Cgroup.Pressure, s.Cgroup.HostPressure; own != nil && host != nil &&
+		own.Avg10 == host.Avg10 && own.Avg60 == host.Avg60 && own.Avg300 == host.Avg300 {
+		r.notes = append(r.notes, fmt.Sprintf("%s has the same averages as %s: the process's cgroup is the root of its "+
+			"hierarchy, whose pressure is the whole machine's, so it is taken as the host's", own.File, host.File))
+		s.Cgroup.Pressure = nil
 	}
 	if dir, err := cgroup.Locate(mounts, entries, "cpuset"); err == nil {
 		r.readCpuset(s, dir)
@@ -330,7 +350,93 @@ func (r *reader) readPressure(s *Summary, dir string) {
 		r.warn("%s: %v", file, err)
 		return
 	}
+	if dir == "/proc/pressure" {
+		s.Cgroup.HostPressure = &PressureInfo{File: file, Pressure: p}
+		return
+	}
 	s.Cgroup.Pressure = &PressureInfo{File: file, Pressure: p}
+}
+
+// readCPUWait sums the run-queue wait and the CPU time of the process's
+// threads (/proc/PID/task/*/schedstat), twice window apart on the live
+// system, once (lifetime counters) under a sysroot or with no window.
+func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
+	if _, err := os.Stat(r.host(procDir + "/task")); errors.Is(err, fs.ErrNotExist) {
+		return // a tree without threads (older snapshots): nothing to say
+	}
+	first, n, err := r.schedstat(procDir)
+	if err != nil {
+		r.warn("%v; the process's own CPU wait is unknown", err)
+		return
+	}
+	w := &CPUWait{Files: procDir + "/task/*/schedstat", Threads: n}
+	wait, run := first.wait, first.run
+	if r.live && window > 0 {
+		start := time.Now()
+		time.Sleep(window)
+		second, n2, err := r.schedstat(procDir)
+		if err != nil {
+			r.warn("%v; the process's own CPU wait is unknown", err)
+			return
+		}
+		elapsed := time.Since(start).Seconds()
+		// A thread that exited in the window takes its counters with it:
+		// compare thread by thread, and count only threads seen twice.
+		wait, run = 0, 0
+		for tid, b := range second.byTID {
+			if a, ok := first.byTID[tid]; ok {
+				wait += max(b[1]-a[1], 0)
+				run += max(b[0]-a[0], 0)
+			}
+		}
+		w.Threads, w.WindowSeconds = n2, elapsed
+		w.WaitingThreads = wait.Seconds() / elapsed
+	}
+	w.WaitSeconds, w.RunSeconds = wait.Seconds(), run.Seconds()
+	if wait+run > 0 {
+		w.Share = w.WaitSeconds / (w.WaitSeconds + w.RunSeconds)
+	}
+	s.CPUWait = w
+}
+
+type schedstats struct {
+	wait, run time.Duration
+	byTID     map[string][2]time.Duration // [on CPU, waiting]
+}
+
+func (r *reader) schedstat(procDir string) (schedstats, int, error) {
+	dir := procDir + "/task"
+	ents, err := os.ReadDir(r.host(dir))
+	if err != nil {
+		return schedstats{}, 0, fmt.Errorf("reading %s: %v", dir, unwrapPath(err))
+	}
+	st := schedstats{byTID: map[string][2]time.Duration{}}
+	for _, e := range ents {
+		file := dir + "/" + e.Name() + "/schedstat"
+		data, err := r.read(file)
+		if err != nil {
+			continue // the thread exited since the directory was listed
+		}
+		f := strings.Fields(string(data))
+		if len(f) != 3 {
+			return schedstats{}, 0, fmt.Errorf("%s: want 3 fields, got %d", file, len(f))
+		}
+		var v [2]time.Duration
+		for i := range 2 {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil || n < 0 {
+				return schedstats{}, 0, fmt.Errorf("%s: field %d %q is not a count of nanoseconds", file, i+1, f[i])
+			}
+			v[i] = time.Duration(n)
+		}
+		st.byTID[e.Name()] = v
+		st.run += v[0]
+		st.wait += v[1]
+	}
+	if len(st.byTID) == 0 {
+		return schedstats{}, 0, fmt.Errorf("%s: no thread's schedstat could be read", dir)
+	}
+	return st, len(st.byTID), nil
 }
 
 // levelFiles yields each existing file of the cgroup's levels, leaf first:

@@ -58,6 +58,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if p := cg.Pressure; p != nil {
 		row("  pressure", "some avg10 %.2f%% avg60 %.2f%% avg300 %.2f%% (%s)", p.Avg10, p.Avg60, p.Avg300, p.File)
 	}
+	if p := cg.HostPressure; p != nil {
+		row("host pressure", "some avg10 %.2f%% avg60 %.2f%% avg300 %.2f%% (%s; the whole machine, context only)", p.Avg10, p.Avg60, p.Avg300, p.File)
+	}
+	if w := s.CPUWait; w != nil {
+		if w.WindowSeconds > 0 {
+			row("CPU wait", "%.1f%% of runnable time: %s waiting, %s running over %s, %.2f threads waiting on average (%s, %d threads)",
+				100*w.Share, secs(w.WaitSeconds), secs(w.RunSeconds), secs(w.WindowSeconds), w.WaitingThreads, w.Files, w.Threads)
+		} else {
+			row("CPU wait", "%.1f%% of runnable time: %s waiting, %s running over the threads' lifetimes (%s, %d threads)",
+				100*w.Share, secs(w.WaitSeconds), secs(w.RunSeconds), w.Files, w.Threads)
+		}
+	}
 	if m := s.Memory; m != nil {
 		row("memory", "limit %s (%s)", bytesWords(m.LimitBytes), m.File)
 	} else {
@@ -89,6 +101,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 			key = "warnings"
 		}
 		row(key, "%s", wmsg)
+	}
+	for i, n := range s.Notes {
+		key := ""
+		if i == 0 {
+			key = "notes"
+		}
+		row(key, "%s", n)
 	}
 	return tw.Flush()
 }

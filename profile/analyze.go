@@ -40,6 +40,46 @@ type Summary struct {
 	Cores           float64 `json:"cores"` // CPUSeconds / DurationSeconds
 	Samples         int64   `json:"samples"`
 	Causes          []Cause `json:"causes"` // by CPU, largest first; causes with no samples left out
+
+	// Thin, when set, says why the profile is too thin to rule causes out
+	// (too few samples, too short), with the figures and what to capture.
+	Thin string `json:"thin,omitempty"`
+	// ParkShare is the % of CPU spent parking and waking (scheduler, idle
+	// spinning, thread churn): a busy-wait keeps it low.
+	ParkShare float64 `json:"park_share"`
+	// Spins are the select and Gosched frame families with their CPU, in
+	// the order of the SD204 findings drawn from them.
+	Spins []Spin `json:"spins,omitempty"`
+	// Candidates are the hot user lines whose cause only the source can
+	// decide (a select, a Gosched call, large flat time); diagnose.Profile
+	// reads the code there.
+	Candidates []Candidate `json:"candidates,omitempty"`
+	// UserLines is the CPU under each user line (first user frame of the
+	// stack), heaviest first, so that a loop's lines can be summed.
+	UserLines []LineCPU `json:"user_lines,omitempty"`
+	// WakeDrivers says what made the runtime wake threads (SD201), as a %
+	// of the wake samples whose driver the stack shows.
+	WakeDrivers []Driver `json:"wake_drivers,omitempty"`
+	// SyscallBatchedShare is the % of syscall CPU issued through batching
+	// (bufio.Writer.Flush, net.Buffers/writev, io.Copy).
+	SyscallBatchedShare float64 `json:"syscall_batched_share"`
+	// RuntimeLockBy says which runtime function took the contended
+	// runtime locks (sellock, chansend, (*timers).lock, ...), as a % of the
+	// runtime-lock CPU; RuntimeLockUnderSelectShare is the % of the
+	// profile's CPU in runtime locks taken by selects.
+	RuntimeLockBy               []Driver `json:"runtime_lock_by,omitempty"`
+	RuntimeLockUnderSelectShare float64  `json:"runtime_lock_under_select_share"`
+	// TimerDrivers splits timer CPU by what drives it (sleeps, timers
+	// made, resets, expiries); MutexSpinShare is the % of sync.Mutex CPU
+	// spent spinning for the lock rather than parking on its semaphore.
+	TimerDrivers   []Driver `json:"timer_drivers,omitempty"`
+	MutexSpinShare float64  `json:"mutex_spin_share"`
+	// ForcedGCShare is the % of CPU in collections forced by runtime.GC(),
+	// ForcedGCBy who called it, ForcedGCYieldShare the cut Gosched CPU
+	// attributed to runtime.GC's sweep loop.
+	ForcedGCShare      float64  `json:"forced_gc_share"`
+	ForcedGCBy         []Driver `json:"forced_gc_by,omitempty"`
+	ForcedGCYieldShare float64  `json:"forced_gc_yield_share"`
 }
 
 // Cause is one row of the cause table.
@@ -136,6 +176,8 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	if err := a.tally(len(profiles)); err != nil {
 		return nil, err
 	}
+	a.candidates(a.scanSamples(a.countIndex()))
+	a.thin()
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
@@ -224,13 +266,19 @@ func (a *analysis) countOf(s *profile.Sample, ci int) int64 {
 	return 1
 }
 
-func (a *analysis) tally(nprof int) error {
+// countIndex is the index of the samples/count value, -1 when none.
+func (a *analysis) countIndex() int {
 	ci := -1
 	for i, st := range a.p.SampleType {
 		if st.Type == "samples" && st.Unit == "count" {
 			ci = i
 		}
 	}
+	return ci
+}
+
+func (a *analysis) tally(nprof int) error {
+	ci := a.countIndex()
 	a.acc = map[classify.Cause]*causeAcc{}
 	for i, s := range a.p.Sample {
 		cl := a.classes[i]
@@ -409,6 +457,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 			where = "no user frames"
 		}
 		fmt.Fprintf(&b, "  %-13s %5.1f%% %6.3f  %s\n", c.Cause, c.Share, c.Cores, where)
+	}
+	if s.Thin != "" {
+		fmt.Fprintf(&b, "\nTHIN EVIDENCE: %s\n", s.Thin)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

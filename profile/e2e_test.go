@@ -193,6 +193,12 @@ func TestLab(t *testing.T) {
 				}
 				if got == nil {
 					t.Logf("attempt %d: no %s warning:\n%s", attempt, rule, describe(res))
+					// Contention needs the workers to run at once: on a crowded
+					// machine they are time-sliced on one CPU and rarely meet
+					// at the lock (measured: 0.67–0.97 cores, mutex 2%).
+					if p.Name == "mutex" && attempt == 3 && runtime.NumCPU() > 1 && res.Summary.Cores < 0.75*float64(min(runtime.NumCPU(), runtime.GOMAXPROCS(0))) {
+						t.Skipf("machine too busy to measure contention: mutex got %.2f of %d CPUs", res.Summary.Cores, runtime.NumCPU())
+					}
 					if p.Name == "overprocs" && res.Summary.Cores < float64(runtime.NumCPU())/2 {
 						t.Skipf("machine too busy to measure oversubscription: overprocs got %.2f of %d CPUs",
 							res.Summary.Cores, runtime.NumCPU())

@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -54,7 +56,7 @@ var DefaultThresholds = Thresholds{
 	Mutex:        Limit{Share: 10, Cores: 0.05},
 	GC:           Limit{Share: 25, Cores: 0.05},
 	Preempt:      Limit{Share: 8, Cores: 0.05},
-	Syscall:      Limit{Share: 40, Cores: 0.05},
+	Syscall:      Limit{Share: 40, Cores: 0.25},
 	MaxParkRatio: 0.5,
 	PreemptAlone: 12,
 }
@@ -218,91 +220,100 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 // findings derives SD201–SD209 from the cause table.
 func (a *analysis) findings() {
 	th := a.th
-	if s, c, n := a.group(classify.ThreadChurn); a.reach(th.ThreadChurn, s, n) {
-		// A channel hand-off parks and wakes by design; when channel work
-		// outweighs the churn, the churn is the price of the communication
-		// (the ping-pong control), not a polling loop.
-		if ch, _, _ := a.group(classify.Channel); ch < s {
-			a.add("SD201", th.ThreadChurn, s, c, "goes to waking and parking threads (runtime.futex via wakep/startm and stopm/notesleep)",
-				[]classify.Cause{classify.ThreadChurn},
-				"block on the event instead of sleep-polling (a channel, sync.WaitGroup, a semaphore), batch work so fewer "+
-					"wake-ups are needed, and hand items over in batches rather than one at a time",
-				ev("wake: futex via wakep/startm/notewakeup", a.ruleShare("wake:"), "%"),
-				ev("park: futex via stopm/mPark/notesleep", a.ruleShare("park:"), "%"),
-				ev("channel operations (below the churn: not a hand-off workload)", ch, "%"))
-		}
-	}
+	a.churn()
 	if s, c, n := a.group(classify.IdleSpin); a.reach(th.IdleSpin, s, n) {
-		a.add("SD202", th.IdleSpin, s, c, "goes to idle Ps spinning for work (findRunnable/stealWork)", []classify.Cause{classify.IdleSpin},
+		us, _, _ := a.group(classify.User)
+		a.add("SD202", th.IdleSpin, s, c, fmt.Sprintf("goes to idle Ps spinning for work (findRunnable/stealWork) because the "+
+			"work comes in pieces too small to keep the Ps busy: the program's own code runs at %.0f%% of CPU", us), []classify.Cause{classify.IdleSpin},
 			"give goroutines larger pieces of work, batch handoffs, or lower GOMAXPROCS to the parallelism the workload has")
 	}
 	if s, c, n := a.group(classify.Timers); a.reach(th.Timers, s, n) {
-		a.add("SD203", th.Timers, s, c, "goes to timer heap work (timers made, reset and run)", []classify.Cause{classify.Timers},
+		a.add("SD203", th.Timers, s, c, "goes to timer heap work because of "+a.sum.timerReason(), []classify.Cause{classify.Timers},
 			"make the timer once and Reset it only when it fires (or use one deadline for the whole operation) instead of "+
 				"time.After or time.Sleep per iteration; block on the event instead of sleep-polling")
 	}
 	a.busyWait()
-	if s, c, n := a.group(classify.RuntimeLock); a.reach(th.RuntimeLock, s, n) {
-		a.add("SD205", th.RuntimeLock, s, c, "spins or sleeps on runtime-internal locks (lock2/unlock2 → procyield/osyield/futex)",
-			[]classify.Cause{classify.RuntimeLock},
-			"shard the channel or timer the goroutines share, batch items, or let fewer goroutines share one channel")
-	}
+	a.runtimeLock()
 	if s, c, n := a.group(classify.Mutex); a.reach(th.Mutex, s, n) {
-		a.add("SD206", th.Mutex, s, c, "goes to sync.Mutex contention (lockSlow, semacquire, spinning)", []classify.Cause{classify.Mutex},
+		a.add("SD206", th.Mutex, s, c, fmt.Sprintf("goes to sync.Mutex contention (lockSlow, semacquire, spinning): %.0f%% of "+
+			"it spinning for the lock, %.0f%% parking and waking waiters on the semaphore", a.sum.MutexSpinShare, 100-a.sum.MutexSpinShare),
+			[]classify.Cause{classify.Mutex},
 			"shorten the critical section, shard the state, or give each goroutine its own copy and merge at the end; "+
 				"see the waiters with the mutex profile (runtime.SetMutexProfileFraction)")
 	}
-	gc := []classify.Cause{classify.GCAssist, classify.GCMark, classify.GCSweep}
-	if s, c, n := a.group(gc...); a.reach(th.GC, s, n) {
-		as, _, _ := a.group(classify.GCAssist)
-		ms, _, _ := a.group(classify.GCMark)
-		al, _, _ := a.group(classify.Alloc)
-		a.add("SD207", th.GC, s, c, "goes to the garbage collector (mark, assists, sweep)", gc,
-			"allocate less on the hot path (reuse buffers, sync.Pool, preallocate), and when memory allows raise GOGC "+
-				"with a GOMEMLIMIT as the ceiling",
-			ev("GC mark assists and write barriers paid by goroutines", as, "%"),
-			ev("GC background mark", ms, "%"),
-			ev("allocation (mallocgc) outside assists", al, "%"))
-	}
+	a.gc()
 	a.preempt()
-	if s, c, n := a.group(classify.Syscall); a.reach(th.Syscall, s, n) {
-		a.add("SD209", th.Syscall, s, c, "goes to system calls and the P handoffs around them", []classify.Cause{classify.Syscall},
-			"buffer the I/O (bufio.Writer, larger reads), batch writes (net.Buffers/writev), and avoid a syscall per item",
-			ev("P handoff (handoffp/exitsyscallNoP)", a.ruleShare("P handoff"), "%"),
-			ev("syscall entry and exit bookkeeping", a.ruleShare("syscall entry"), "%"))
-	}
+	a.syscalls()
 	finding.Sort(a.out)
 }
 
-// busyWait is SD204: non-blocking selects (selectnbrecv/selectnbsend: one
-// case and a default) and Gosched dominate while little parks. A channel
-// ping-pong is busy too, but it uses blocking sends and receives and parks
-// on every exchange. selectgo is left out: a select with a default and
-// several cases runs selectgo(block=false), which a profile cannot tell
-// from a blocking select whose channel is always ready (the fixed
-// timerloop); the source can (SD101), and so can a trace (SD308).
+// busyWait is SD204, from the profile alone: the select and Gosched frame
+// families (Summary.Spins) that dominate while little parks. A channel
+// ping-pong is busy too, but it parks on every exchange. selectnbrecv and
+// selectnbsend are a one-case select with a default: a warning. selectgo
+// is reported at info only: a select with a default and several cases
+// runs selectgo(block=false), which a profile cannot tell from a blocking
+// select whose channel is always ready (the fixed timerloop); the source
+// can (diagnose.Profile), and so can a trace (SD308). The Gosched calls of
+// runtime.GC's sweep loop are the GC's (classify's forced-GC rule and
+// ForcedGCYieldShare), not a spin.
 func (a *analysis) busyWait() {
-	sel := a.ruleShare("non-blocking select")
-	ys, yc, yn := a.group(classify.Yield)
-	chs, chc, chn := a.group(classify.Channel)
-	share := sel + ys
-	cores := yc
-	if chs > 0 {
-		cores += chc * sel / chs
+	park := a.sum.ParkShare
+	for i, sp := range a.sum.Spins {
+		if !a.reach(a.th.BusyWait, sp.Share, sp.Samples) || park > a.th.MaxParkRatio*sp.Share {
+			continue
+		}
+		locs, lines := candLocs(a.sum.Candidates, sp.Kind)
+		line := at(lines, sp.CutShare > 0 && len(lines) == 0)
+		var between *funcCPU
+		if sp.Kind == CandYield && len(lines) == 0 {
+			if between = a.onlyUserFunc(); between != nil {
+				locs = between.locs
+				line = fmt.Sprintf("(the yields' stacks are cut by mcall; between them the only user code running is %s, "+
+					"%.0f%% of the user CPU, at %s)", between.fn, between.part, at(between.lines, false)[3:])
+			}
+		}
+		what, fix, causes := spinWhat(sp.Kind, park, line)
+		if sp.Kind == CandYield && len(lines) == 0 {
+			fix += cutBy(classify.Yield)
+		}
+		r, _ := finding.Lookup("SD204")
+		f := finding.Finding{
+			Rule:     "SD204",
+			Severity: r.Severity,
+			Message:  fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s", sp.Share, sp.Cores, what),
+			Evidence: []finding.Evidence{
+				ev("share of the profile's CPU time", sp.Share, "%"),
+				ev("cores (CPU time / profile duration)", sp.Cores, "cores"),
+				ev("parking (scheduler, idle spinning, thread churn)", park, "%"),
+				ev(spinKindLabel+sp.Kind, sp.Share, "%"),
+			},
+			Locations: locs,
+			Fix:       fix,
+		}
+		if sp.CutShare > 0 {
+			f.Evidence = append(f.Evidence, ev("of it with no user frame (cut by mcall)", sp.CutShare, "%"))
+		}
+		if a.sum.ForcedGCYieldShare > 0 {
+			f.Evidence = append(f.Evidence, ev("Gosched of runtime.GC's sweep loop, left out", a.sum.ForcedGCYieldShare, "%"))
+		}
+		for _, c := range causes {
+			if row := a.sum.row(c); row.Chain != "" {
+				f.Evidence = append(f.Evidence, ev("heaviest stack of "+string(c)+": "+row.Chain, row.ChainShare, "% of "+string(c)))
+			}
+		}
+		switch {
+		case sp.Kind == CandSelect:
+			f.Severity = finding.Info
+		case sp.Cores < a.th.BusyWait.Cores:
+			f.Severity = finding.Info
+			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
+		case sp.Share >= 2*a.th.BusyWait.Share && sp.Cores >= 1:
+			f.Severity = finding.Critical
+		}
+		a.out = append(a.out, f)
+		a.sum.Spins[i].Reported = true
 	}
-	park, _, _ := a.group(classify.Scheduler, classify.IdleSpin, classify.ThreadChurn)
-	if !a.reach(a.th.BusyWait, share, chn+yn) || park > a.th.MaxParkRatio*share {
-		return
-	}
-	what := "busy-waits in a select with a default (selectnbrecv/selectnbsend) and almost never parks"
-	causes := []classify.Cause{classify.Channel}
-	fix := "remove the select's default so the goroutine blocks until a case is ready (see SD101)"
-	if ys > sel {
-		what = "busy-waits yielding with runtime.Gosched and almost never parks"
-		causes = []classify.Cause{classify.Yield}
-		fix = "block on the event (a channel close, sync.WaitGroup, sync.Cond) instead of looping on runtime.Gosched (see SD106)"
-	}
-	a.add("SD204", a.th.BusyWait, share, cores, what, causes, fix, ev("parking (scheduler, idle spinning, thread churn)", park, "%"))
 }
 
 // preempt is SD208. A large asyncPreempt share is what GOMAXPROCS above the
@@ -323,7 +334,8 @@ func (a *analysis) preempt() {
 	if a.perProfilePreempt >= 0 {
 		evs = append(evs, ev("smallest preemption share among the profiles", a.perProfilePreempt, "%"))
 	}
-	a.add("SD208", a.th.Preempt, s, c, "goes to async preemption (asyncPreempt): more running threads than CPUs",
+	a.add("SD208", a.th.Preempt, s, c, fmt.Sprintf("goes to async preemption (asyncPreempt) while the process ran at %.2f cores: "+
+		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like", a.sum.Cores),
 		[]classify.Cause{classify.Preempt},
 		"set GOMAXPROCS to the CPUs really available (check with `schedoctor procs`; in containers build with Go 1.25+ and "+
 			"go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; corroborate with `schedoctor trace` "+
@@ -341,4 +353,250 @@ func (a *analysis) preempt() {
 			f.Message += fmt.Sprintf("; not sustained: under %.0f%% in one of the profiles, so corroborate with a trace", a.th.Preempt.Share)
 		}
 	}
+}
+
+// dominant returns the largest driver and a phrase naming it with its
+// share, "" when none was seen.
+func dominant(ds []Driver) (Driver, string) {
+	if len(ds) == 0 {
+		return Driver{}, ""
+	}
+	d := ds[0]
+	phrase := fmt.Sprintf("%s (%.0f%% of the wake-ups whose cause the stacks show)", d.Driver, d.Share)
+	switch {
+	case len(ds) > 1 && ds[1].Driver == resetSpinning:
+		phrase += fmt.Sprintf(", the other %.0f%% from spinning Ms passing the wake-up on (resetspinning)", ds[1].Share)
+	case len(ds) > 1:
+		phrase += fmt.Sprintf(", then %s (%.0f%%)", ds[1].Driver, ds[1].Share)
+	}
+	return d, phrase
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// resetSpinning is the wake driver of the scheduler's own spinning Ms.
+const resetSpinning = "a spinning M that found work waking another (resetspinning)"
+
+// handOff is the wake driver of a channel hand-off.
+const handOff = "channel operations (goready from chansend/chanrecv/select)"
+
+// churn is SD201. Thread churn (futex via wakep/startm and stopm) is
+// reported whatever the channel share: a prime sieve's 27% of park/wake
+// CPU was hidden when the rule stood down for channel work. What wakes
+// the threads (Summary.WakeDrivers, from the frames above wakep) is the
+// "because". When channel hand-offs drive most wake-ups the churn is the
+// price of passing one item per operation: reported at info, naming the
+// hand-off, with the whole park/wake cost (scheduler, idle spinning,
+// thread churn) as the figure, since it all follows from parking the
+// receiver on every item; the pingpong control (30% parking, every wake
+// from a channel) is such a hand-off.
+func (a *analysis) churn() {
+	th := a.th
+	s, c, n := a.group(classify.ThreadChurn)
+	// resetspinning follows any wake-up (a spinning M that found work
+	// wakes another to keep spinning): it names the mechanism, not the
+	// cause, so the drivers that start the chain come first.
+	drivers := slices.Clone(a.sum.WakeDrivers)
+	slices.SortStableFunc(drivers, func(x, y Driver) int {
+		return cmp.Compare(b2i(x.Driver == resetSpinning), b2i(y.Driver == resetSpinning))
+	})
+	d, because := dominant(drivers)
+	chs, _, _ := a.group(classify.Channel)
+	handoff := d.Driver == handOff && d.Share >= 50
+	if handoff && !a.reach(th.ThreadChurn, s, n) {
+		// The hand-off's parking shows mostly as scheduler work, not futex.
+		ps, pc, pn := a.group(classify.ThreadChurn, classify.Scheduler, classify.IdleSpin)
+		if !a.reach(th.ThreadChurn, ps, pn) {
+			return
+		}
+		s, c = ps, pc
+	} else if !a.reach(th.ThreadChurn, s, n) {
+		return
+	}
+	if because == "" {
+		because = "what wakes them is not in the stacks (cut by mcall); run `schedoctor trace` for the wake reasons"
+	}
+	msg := "goes to waking and parking threads (runtime.futex via wakep/startm and stopm/notesleep) because of " + because
+	fix := "block on the event instead of sleep-polling (a channel, sync.WaitGroup, a semaphore), batch work so fewer " +
+		"wake-ups are needed, and hand items over in batches rather than one at a time"
+	if handoff {
+		msg = "goes to parking and waking goroutines and threads (scheduler, idle spinning, futex) because every channel " +
+			"hand-off parks the receiver: " + because
+		fix = "pass work in batches (a slice per send, a buffered channel the consumer drains in a loop) so one wake-up " +
+			"carries many items; a hand-off of one item per operation costs a park and a wake each time"
+	}
+	a.add("SD201", th.ThreadChurn, s, c, msg,
+		[]classify.Cause{classify.ThreadChurn, classify.Channel, classify.Scheduler}, fix,
+		ev("wake: futex via wakep/startm/notewakeup", a.ruleShare("wake:"), "%"),
+		ev("park: futex via stopm/mPark/notesleep", a.ruleShare("park:"), "%"),
+		ev("channel operations", chs, "%"),
+		ev("wake-ups driven by "+d.Driver, d.Share, "% of the wake-ups whose driver is known"))
+	if handoff {
+		f := &a.out[len(a.out)-1]
+		if f.Severity > finding.Info {
+			f.Severity = finding.Info
+			f.Message += "; the price of the hand-off design rather than a polling loop"
+		}
+	}
+}
+
+// gc is SD207. Collections forced by runtime.GC() (the testing harness
+// calls it before each benchmark) are not allocation pressure: they are
+// reported as such, at info, and left out of the allocation-driven share.
+func (a *analysis) gc() {
+	th := a.th
+	gc := []classify.Cause{classify.GCAssist, classify.GCMark, classify.GCSweep}
+	s, c, n := a.group(gc...)
+	forced := a.sum.ForcedGCShare
+	as, _, _ := a.group(classify.GCAssist)
+	ms, _, _ := a.group(classify.GCMark)
+	al, _, _ := a.group(classify.Alloc)
+	evs := []finding.Evidence{
+		ev("GC mark assists and write barriers paid by goroutines", as, "%"),
+		ev("GC background mark", ms, "%"),
+		ev("allocation (mallocgc) outside assists", al, "%"),
+		ev("collections forced by runtime.GC()", forced, "%"),
+	}
+	alloc := s - forced
+	if a.reach(th.GC, alloc, n) {
+		reason := "mark assists paid by the allocating goroutines"
+		switch {
+		case ms > as && ms > al:
+			reason = "background marking, which runs as often as the heap grows by GOGC"
+		case al > as:
+			reason = "allocation itself (mallocgc)"
+		}
+		a.add("SD207", th.GC, alloc, c*alloc/max(s, 1e-9), "goes to the garbage collector (mark, assists, sweep), mostly "+reason, gc,
+			"allocate less on the hot path (reuse buffers, sync.Pool, preallocate), and when memory allows raise GOGC "+
+				"with a GOMEMLIMIT as the ceiling", evs...)
+		return
+	}
+	if !a.reach(th.GC, forced, n) || len(a.sum.ForcedGCBy) == 0 {
+		return
+	}
+	by := a.sum.ForcedGCBy[0].Driver
+	who := "by " + by
+	if !finding.UserFunction(by) {
+		who = "by " + by + " (the testing harness or the runtime, not the program's allocation rate)"
+	}
+	a.add("SD207", th.GC, forced, c*forced/max(s, 1e-9), "goes to garbage collections forced by runtime.GC() called "+who,
+		[]classify.Cause{classify.GCSweep},
+		"a pause caused by runtime.GC() is the call's cost: in a benchmark, the harness forces one before timing starts "+
+			"(b.ResetTimer keeps it out of ns/op); in a program, drop the explicit runtime.GC() call", evs...)
+	a.out[len(a.out)-1].Severity = finding.Info
+}
+
+// Batching is how much of the syscall CPU must come through bufio,
+// net.Buffers/writev or io.Copy for SD209 not to advise buffering.
+const batchedEnough = 50.0
+
+// syscalls is SD209. It needs a real cost (Syscall.Cores, a quarter of a
+// core, for a warning: a healthy broker spent 0.10 cores in syscalls) and
+// reads how the syscalls are issued: when most come through
+// bufio.(*Writer).Flush, net.(*Buffers).WriteTo/writev or io.Copy, the
+// program already batches and the advice is not to buffer.
+func (a *analysis) syscalls() {
+	th := a.th
+	s, c, n := a.group(classify.Syscall)
+	if !a.reach(th.Syscall, s, n) {
+		return
+	}
+	batched := a.sum.SyscallBatchedShare
+	handoff := a.ruleShare("P handoff")
+	msg := fmt.Sprintf("goes to system calls and the P handoffs around them, %.0f%% of them through buffered or vectored "+
+		"writes", batched)
+	fix := "buffer the I/O (bufio.Writer, larger reads), batch writes (net.Buffers/writev), and avoid a syscall per item"
+	if batched >= batchedEnough {
+		msg = fmt.Sprintf("goes to system calls, but %.0f%% of them already come through batching (bufio.Writer.Flush, "+
+			"net.Buffers/writev, io.Copy): the syscalls are the I/O itself, not a syscall per item", batched)
+		fix = "nothing to buffer: the writes are batched already; if the cost matters, send less or larger messages"
+	}
+	a.add("SD209", th.Syscall, s, c, msg, []classify.Cause{classify.Syscall}, fix,
+		ev("P handoff (handoffp/exitsyscallNoP)", handoff, "%"),
+		ev("syscall entry and exit bookkeeping", a.ruleShare("syscall entry"), "%"),
+		ev("syscall CPU through bufio/writev/io.Copy", batched, "% of syscall CPU"))
+	if batched >= batchedEnough {
+		a.out[len(a.out)-1].Severity = finding.Info
+	}
+}
+
+// funcCPU is one user function's flat CPU, outside select and Gosched.
+type funcCPU struct {
+	fn    string
+	part  float64 // % of all such user CPU
+	locs  []finding.Location
+	lines []UserLine
+}
+
+// onlyUserFunc returns the user function that holds at least
+// onlyFuncPart % of the CPU under user lines (outside select and Gosched
+// frames), nil when the user CPU is spread. When a Gosched spin's stacks
+// are cut, the code that runs between its yields is the only user code
+// that names the loop (a ring buffer's Poll: 2.3% of the CPU, all of the
+// user CPU), and a loop that yields with nothing else to do leaves little
+// else running.
+func (a *analysis) onlyUserFunc() *funcCPU {
+	const onlyFuncPart = 60.0
+	per := map[string]float64{}
+	var tot float64
+	for _, l := range a.sum.UserLines {
+		v := l.Share - l.SpinShare
+		per[l.Function] += v
+		tot += v
+	}
+	if tot <= 0 {
+		return nil
+	}
+	for fn, v := range per {
+		if 100*v/tot < onlyFuncPart {
+			continue
+		}
+		f := &funcCPU{fn: fn, part: 100 * v / tot}
+		for _, l := range a.sum.UserLines {
+			if l.Function == fn && len(f.locs) < 3 {
+				u := UserLine{Function: l.Function, File: l.File, Line: l.Line, Share: 100 * (l.Share - l.SpinShare) / tot}
+				f.locs = append(f.locs, u.location())
+				f.lines = append(f.lines, u)
+			}
+		}
+		return f
+	}
+	return nil
+}
+
+// runtimeLock is SD205. The lock a select takes (sellock) in a busy-wait
+// is the spin's cost, reported with SD204: when a select spin was
+// reported, its locks are left out here. The "because" names the runtime
+// function that took the lock, from the stacks.
+func (a *analysis) runtimeLock() {
+	th := a.th
+	s, c, n := a.group(classify.RuntimeLock)
+	underSel := a.sum.RuntimeLockUnderSelectShare
+	for _, sp := range a.sum.Spins {
+		if sp.Reported && (sp.Kind == CandSelect || sp.Kind == CandNBSelect) && s > 0 {
+			c -= c * underSel / s
+			n -= int64(float64(n) * underSel / s)
+			s -= underSel
+			break
+		}
+	}
+	if !a.reach(th.RuntimeLock, s, n) {
+		return
+	}
+	because := "the stacks do not show who took the lock"
+	if by := a.sum.RuntimeLockBy; len(by) > 0 {
+		because = fmt.Sprintf("%s takes it (%.0f%% of the runtime-lock CPU)", by[0].Driver, by[0].Share)
+		if len(by) > 1 {
+			because += fmt.Sprintf(", then %s (%.0f%%)", by[1].Driver, by[1].Share)
+		}
+	}
+	a.add("SD205", th.RuntimeLock, s, c, "spins or sleeps on runtime-internal locks (lock2/unlock2 → procyield/osyield/futex) because "+
+		because, []classify.Cause{classify.RuntimeLock},
+		"shard the channel or timer the goroutines share, batch items, or let fewer goroutines share one channel",
+		ev("runtime locks taken by selects (sellock)", underSel, "%"))
 }

@@ -17,6 +17,13 @@ const (
 	// SD302: at least one goroutine waiting per P, behind the one running.
 	backlogShare    = 0.5
 	backlogMinTicks = 3
+	// backlogWarnWait is the estimated run-queue wait (queued per P times
+	// the time each goroutine start ran, from schedticks) from which the
+	// backlog is a warning: a queued goroutine waits a whole 10ms time slice
+	// or more. The lab's fan-out estimates 39ms; a mutex convoy, a channel
+	// chain (the prime sieve) and a Gosched pool estimate 1-500µs: their
+	// queues are hand-offs that run for microseconds.
+	backlogWarnWait = 0.010 // seconds
 	// SD310: spinning threads with nothing queued.
 	spinShare    = 0.5
 	spinMinTicks = 5
@@ -32,9 +39,12 @@ const (
 	// SD313 and SD314: goroutine starts per second per P, from schedticks.
 	// Preemption alone gives about 100/s (10ms slices); the healthy lab
 	// controls stay under 1,000; the lab's 5µs sleep-poller makes about
-	// 4,000 with idle Ps, and its Gosched spinner 2-4 million.
+	// 4,000 with idle Ps, and its Gosched spinner 2-4 million. A healthy
+	// loopback echo server makes as many as the sleep-poller and more
+	// (4,752/s per P at 9,600 messages/s, 14,708/s at 29,000, Ps 88-97%
+	// idle; schedtrace/testdata/echo-server-*.txt): the rate cannot tell a
+	// poll loop from a server woken once per request, so SD313 stays info.
 	churnRate        = 1000
-	churnWarnRate    = 10_000 // each park/wake costs some µs: 10,000/s is several % of a CPU per P
 	churnIdleShare   = 0.5
 	stormRate        = 100_000
 	rateShare        = 0.5
@@ -61,6 +71,7 @@ func Analyze(t *Trace) ([]finding.Finding, *Summary) {
 			fs = append(fs, f)
 		}
 	}
+	fs = foldBacklogIntoStorm(fs)
 	finding.Sort(fs)
 	s := summarize(t, ticks, a.rate)
 	s.Runs = len(runs)
@@ -70,6 +81,35 @@ func Analyze(t *Trace) ([]finding.Finding, *Summary) {
 			len(runs), run[0].Line, run[len(run)-1].Line))
 	}
 	return fs, s
+}
+
+// foldBacklogIntoStorm reports a backlog seen beside a yield storm as part
+// of the storm: goroutines that call runtime.Gosched go back to the global
+// run queue at once, so their own yields fill the queues, and "more
+// goroutines than Ps" would blame the CPU for a spin (the lab's Gosched
+// spinner, the ants pool's Gosched spin lock).
+func foldBacklogIntoStorm(fs []finding.Finding) []finding.Finding {
+	bi, si := -1, -1
+	for i := range fs {
+		switch fs[i].Rule {
+		case "SD302":
+			bi = i
+		case "SD314":
+			si = i
+		}
+	}
+	if bi < 0 || si < 0 {
+		return fs
+	}
+	b := fs[bi]
+	s := &fs[si]
+	for _, e := range b.Evidence {
+		if e.Label == "queued goroutines, mean over those ticks" || e.Label == "ticks with at least one queued goroutine per P" {
+			s.Evidence = append(s.Evidence, finding.Evidence{Label: e.Label + " (the yielders, re-queued)", Value: e.Value, Unit: e.Unit})
+		}
+	}
+	s.Message += "; the run-queue backlog seen beside it is these yields re-queued, not a lack of CPU"
+	return slices.Delete(fs, bi, bi+1)
 }
 
 // pickRun chooses the process to analyse: the last one started that has at
@@ -209,16 +249,21 @@ func (a *analysis) finding(rule string, line int, msg string, ev []finding.Evide
 
 // fixes are the concrete changes, shorter than the catalog's Fix texts.
 var fixes = map[string]string{
-	"SD302": "give the process more CPU or less work per request, bound CPU-bound fan-out with a worker pool of " +
-		"GOMAXPROCS goroutines, and check that GOMAXPROCS is not below the CPUs available (schedoctor procs)",
+	"SD302": "schedtrace cannot see what the Ps run: a CPU shortage and goroutines that spin (a select with a " +
+		"default, a Gosched or CAS loop) look the same here, so do not add CPU on this alone; profile or trace the " +
+		"same process (schedoctor profile, schedoctor trace) to decide: a spin is SD204/SD308 at its line (block " +
+		"instead), real work calls for a worker pool of GOMAXPROCS goroutines or more CPU (schedoctor procs checks " +
+		"GOMAXPROCS against the CPUs available)",
 	"SD310": "hand work over in batches rather than waking a goroutine per item, block instead of sleep-polling, " +
 		"and profile the process (schedoctor profile: SD201, SD202) to see what the spinning costs",
 	"SD311": "check CPU quota and throttling with schedoctor procs (SD401, SD404) and set GOMAXPROCS to the CPUs " +
 		"the process really gets",
 	"SD312": "bound the goroutines that make blocking syscalls or cgo calls with a semaphore or a worker pool, and " +
 		"pair runtime.LockOSThread with UnlockOSThread",
-	"SD313": "block on the event instead of sleeping in a loop (SD102) and hand work to a few long-lived " +
-		"goroutines in batches instead of one goroutine per tiny task",
+	"SD313": "find what wakes the goroutines before changing anything: schedoctor profile (SD201, SD203) or " +
+		"schedoctor trace (SD307) of the same process names a sleep loop at its line, and a server woken once per " +
+		"request needs no change; a sleep loop should block on the event instead (SD102), one goroutine per tiny " +
+		"task should become a few long-lived goroutines fed in batches",
 	"SD314": "replace the runtime.Gosched or polling loop by blocking on a channel, sync.Cond or WaitGroup " +
 		"(SD106); schedoctor trace names the goroutine (SD308)",
 }
@@ -232,10 +277,15 @@ func (a *analysis) durationMs(n int) float64 {
 	return float64(n) * float64(a.interval)
 }
 
+// backlog is SD302 as schedtrace sees it: goroutines queued behind busy
+// Ps. schedtrace cannot see what the Ps run, so a CPU shortage and
+// goroutines that spin (a select with a default, a Gosched or CAS loop)
+// look the same here; the finding states the figures, estimates how long a
+// queued goroutine waited, and leaves the cause to a profile or a trace.
 func (a *analysis) backlog() (finding.Finding, bool) {
 	var hit []int
 	var queued []int
-	total := 0
+	total, busy := 0, 0
 	procs := 0
 	for i := range a.ticks {
 		tk := &a.ticks[i]
@@ -244,6 +294,9 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 			continue
 		}
 		total++
+		if tk.IdleProcs == 0 {
+			busy++
+		}
 		if q >= tk.GOMAXPROCS {
 			hit = append(hit, i)
 			queued = append(queued, q)
@@ -253,9 +306,29 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 	if len(hit) < backlogMinTicks || float64(len(hit)) < backlogShare*float64(total) {
 		return finding.Finding{}, false
 	}
-	mx, med := slices.Max(queued), median(queued)
-	share := pct(len(hit), total)
-	why := fmt.Sprintf("because more goroutines were ready than the %d Ps could run", procs)
+	mx := slices.Max(queued)
+	mean := meanF(toFloats(queued))
+	perP := mean / float64(procs)
+	// How long each goroutine start ran: the busy share of the Ps over the
+	// starts per second per P, in the intervals that end in a backlog tick.
+	var runs []float64
+	for _, i := range hit {
+		if r := a.rate[i]; r > 0 {
+			tk := &a.ticks[i]
+			runs = append(runs, (1-float64(tk.IdleProcs)/float64(tk.GOMAXPROCS))/r)
+		}
+	}
+	perStart, wait := -1.0, -1.0
+	if len(runs) > 0 {
+		perStart = median(runs)
+		wait = perP * perStart
+	}
+	why := fmt.Sprintf("because more goroutines were runnable than the %d Ps could run", procs)
+	if wait >= 0 {
+		why += fmt.Sprintf(", and each goroutine start ran about %s, so a queued goroutine waited about %s", dur(perStart), dur(wait))
+	} else {
+		why += " (no schedticks: how long each waited is unknown)"
+	}
 	from, fromTotal := map[string]int{}, 0
 	for _, i := range hit {
 		if d := a.ticks[i].Detail; d != nil {
@@ -273,29 +346,63 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 	}
 	lockWaiters := false
 	if fromTotal > 0 && 2*topN > fromTotal {
-		why = fmt.Sprintf("because more goroutines were ready than the %d Ps could run, most of them woken from %s", procs, top)
+		why += fmt.Sprintf("; most were woken from %s (%d of %d with a wait reason)", top, topN, fromTotal)
 		lockWaiters = strings.HasPrefix(top, "sync.") || top == "semacquire"
 	}
-	msg := fmt.Sprintf("%d runnable goroutines waited in run queues at peak (median %d, %.1f per P) in %d of %d ticks %s",
-		mx, med, float64(med)/float64(procs), len(hit), total, why)
+	msg := fmt.Sprintf("%.1f goroutines queued on average (%.1f per P, peak %d) in %d of %d ticks, with all Ps busy in %.0f%% of ticks, %s",
+		mean, perP, mx, len(hit), total, pct(busy, total), why)
 	ev := []finding.Evidence{
 		{Label: "ticks with at least one queued goroutine per P", Value: float64(len(hit)), Unit: "ticks"},
-		{Label: "share of ticks", Value: share, Unit: "%"},
+		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
+		{Label: "ticks with every P busy (idleprocs=0)", Value: pct(busy, total), Unit: "%"},
 		{Label: "queued goroutines at peak (global + per-P queues)", Value: float64(mx), Unit: "goroutines"},
-		{Label: "queued goroutines, median over those ticks", Value: float64(med), Unit: "goroutines"},
+		{Label: "queued goroutines, mean over those ticks", Value: round1(mean), Unit: "goroutines"},
+		{Label: "queued goroutines, median over those ticks", Value: float64(median(queued)), Unit: "goroutines"},
 		{Label: "gomaxprocs", Value: float64(procs), Unit: "Ps"},
 		{Label: "time covered by those ticks", Value: a.durationMs(len(hit)), Unit: "ms"},
+	}
+	if wait >= 0 {
+		ev = append(ev,
+			finding.Evidence{Label: "run time per goroutine start (busy share / starts per second per P), median", Value: round1(perStart * 1e6), Unit: "µs"},
+			finding.Evidence{Label: "estimated wait of a queued goroutine (queued per P × run time per start)", Value: round1(wait * 1e3), Unit: "ms"})
 	}
 	if topN > 0 {
 		ev = append(ev, finding.Evidence{Label: "runnable goroutines woken from " + top + " (scheddetail), summed over those ticks", Value: float64(topN), Unit: "goroutines"},
 			finding.Evidence{Label: "runnable goroutines with a wait reason (scheddetail), summed over those ticks", Value: float64(fromTotal), Unit: "goroutines"})
 	}
 	f := a.finding("SD302", a.ticks[hit[0]].Line, msg, ev)
+	// schedtrace sees queue lengths, not causes: the backlog is a warning
+	// only when queued goroutines waited a whole time slice or more; short
+	// hand-offs (a lock convoy, a channel chain, yields) and a release
+	// without schedticks stay info.
+	f.Severity = finding.Info
+	if wait >= backlogWarnWait {
+		f.Severity = finding.Warning
+	}
 	if lockWaiters {
 		f.Fix = "the queue is mostly goroutines woken from " + top + ": shorten or shard the critical section, or " +
 			"give each worker its own state and merge at the end (SD206, SD309); more CPU would not help"
 	}
 	return f, true
+}
+
+// dur formats seconds for a message: µs below a millisecond, else ms.
+func dur(sec float64) string {
+	if sec < 10e-6 {
+		return fmt.Sprintf("%.1fµs", sec*1e6)
+	}
+	if sec < 1e-3 {
+		return fmt.Sprintf("%.0fµs", sec*1e6)
+	}
+	return fmt.Sprintf("%.1fms", sec*1e3)
+}
+
+func toFloats(xs []int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 func (a *analysis) spinning() (finding.Finding, bool) {
@@ -342,7 +449,9 @@ func (a *analysis) idleQueued() (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	msg := fmt.Sprintf("%d of %d ticks show idle Ps (median %d) while up to %d goroutines wait in run queues "+
-		"because the threads that should run them are not getting the CPU", len(hit), total, median(idle), slices.Max(queued))
+		"because goroutines stayed queued although Ps were free: the runtime wakes a thread for queued work within "+
+		"microseconds, so the threads that would run them were not on a CPU (a quota, a busy host or GOMAXPROCS "+
+		"above the CPUs; schedoctor procs tells which)", len(hit), total, median(idle), slices.Max(queued))
 	return a.finding("SD311", a.ticks[hit[0]].Line, msg, []finding.Evidence{
 		{Label: "ticks with idle Ps and queued goroutines", Value: float64(len(hit)), Unit: "ticks"},
 		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
@@ -379,8 +488,9 @@ func (a *analysis) threadGrowth() (finding.Finding, bool) {
 	}
 	secs := float64(last.Ms-a.ticks[start-1].Ms) / 1000
 	perSec := float64(growth) / max(secs, 0.001)
-	msg := fmt.Sprintf("%d OS threads at the end, up from %d (%.1f more per second) and still rising, because "+
-		"goroutines block in syscalls or cgo calls, or lock threads, faster than threads are freed", last.Threads, first, perSec)
+	msg := fmt.Sprintf("%d OS threads at the end, up from %d (%.1f more per second) and still rising, because the runtime "+
+		"kept making threads beyond the %d Ps' and rarely frees one: it makes one only when a goroutine blocks in a "+
+		"syscall or cgo call, or locks its thread, while the others are busy", last.Threads, first, perSec, last.GOMAXPROCS)
 	ev := []finding.Evidence{
 		{Label: "threads at the first quarter's peak", Value: float64(first), Unit: "threads"},
 		{Label: "threads at the last tick", Value: float64(last.Threads), Unit: "threads"},
@@ -427,19 +537,23 @@ func (a *analysis) rateEvidence(hit []int, total int) (med float64, ev []finding
 	}
 }
 
+// churn is SD313. A P that is idle in most snapshots yet starts thousands
+// of goroutines a second runs each for microseconds and parks its thread
+// between them. That is the shape of a sleep-poll loop and equally of a
+// healthy server woken once per request (schedtrace/testdata/echo-server-*),
+// so it stays info and says it cannot tell them apart.
 func (a *analysis) churn() (finding.Finding, bool) {
 	hit, total := a.rateHits(func(r, idle float64) bool { return r >= churnRate && idle >= churnIdleShare })
 	if len(hit) < rateMinIntervals || float64(len(hit)) < rateShare*float64(total) {
 		return finding.Finding{}, false
 	}
 	med, ev := a.rateEvidence(hit, total)
-	msg := fmt.Sprintf("%.0f goroutine starts per second per P while most Ps are idle, in %d of %d intervals, because "+
-		"goroutines run for microseconds and their threads park and are woken around them", med, len(hit), total)
-	f := a.finding("SD313", a.ticks[hit[0]].Line, msg, ev)
-	if med >= churnWarnRate {
-		f.Severity = finding.Warning
-	}
-	return f, true
+	idle := evidenceValue(ev, "idle Ps, mean share over those intervals")
+	msg := fmt.Sprintf("%.0f goroutine starts per second per P with %.0f%% of Ps idle, in %d of %d intervals, because each P "+
+		"started a goroutine every %s on average yet was idle in most snapshots: short runs with a thread parked and "+
+		"woken around them; schedtrace cannot tell a sleep-poll loop from a server woken once per request",
+		med, idle, len(hit), total, dur(1/med))
+	return a.finding("SD313", a.ticks[hit[0]].Line, msg, ev), true
 }
 
 func (a *analysis) storm() (finding.Finding, bool) {
@@ -448,9 +562,20 @@ func (a *analysis) storm() (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	med, ev := a.rateEvidence(hit, total)
-	msg := fmt.Sprintf("%.0f goroutine starts per second per busy P in %d of %d intervals because goroutines give "+
-		"the P back and are run again at once (a yield or spin loop)", med, len(hit), total)
+	idle := evidenceValue(ev, "idle Ps, mean share over those intervals")
+	msg := fmt.Sprintf("%.0f goroutine starts per second per busy P in %d of %d intervals because each start ran about %s "+
+		"on Ps that were %.0f%% busy: goroutines give the P back and are run again at once, as a yield or spin loop does",
+		med, len(hit), total, dur((1-idle/100)/med), 100-idle)
 	return a.finding("SD314", a.ticks[hit[0]].Line, msg, ev), true
+}
+
+func evidenceValue(ev []finding.Evidence, label string) float64 {
+	for _, e := range ev {
+		if e.Label == label {
+			return e.Value
+		}
+	}
+	return 0
 }
 
 func pct(n, total int) float64 {

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/sweep/stats"
@@ -39,16 +40,57 @@ func (s *Summary) Findings() []finding.Finding {
 		finding.Evidence{Label: "interval coverage", Value: round(100 * s.Confidence), Unit: "%"},
 		finding.Evidence{Label: "tolerance", Value: round(100 * s.Tolerance), Unit: "%"},
 		finding.Evidence{Label: "CPUs", Value: float64(s.CPUs), Unit: "CPUs"},
-		finding.Evidence{Label: fmt.Sprintf("CPU wait at GOMAXPROCS=%d (run-queue wait / wall / P; above 10%% the machine was busy)", s.Points[0].Procs),
-			Value: round(100 * s.CPUWait), Unit: "%"},
 	)
+	// The disturbance of every value, not only the smallest: a busy machine
+	// at any value can move the knee.
+	for _, p := range s.Points {
+		f.Evidence = append(f.Evidence, finding.Evidence{
+			Label: fmt.Sprintf("CPU wait at GOMAXPROCS=%d beyond its own (run-queue wait / wall / P; above %.0f%% the machine was busy)", p.Procs, 100*noisyCPUWait),
+			Value: round(100 * p.ExcessWait), Unit: "%"})
+		if p.OtherCPUs >= 0 {
+			f.Evidence = append(f.Evidence, finding.Evidence{
+				Label: fmt.Sprintf("CPU used by other processes during the runs at GOMAXPROCS=%d (above %.0f%% of the CPUs the machine was busy)", p.Procs, 100*busyOtherShare),
+				Value: round(p.OtherCPUs), Unit: "CPUs"})
+		}
+	}
 	f.Fix = fmt.Sprintf("run it with GOMAXPROCS=%d (env GOMAXPROCS=%d %s)", s.Knee, s.Knee, s.Command[0])
 	if s.Knee < s.CPUs {
 		f.Fix += fmt.Sprintf(", or set its container's CPU limit to %d (since Go 1.25 the default GOMAXPROCS follows the limit)", s.Knee)
 	}
-	// When the default (GOMAXPROCS = CPUs) was swept and is clearly worse
-	// than the knee, the advice matters: say so and warn.
-	if def, ok := s.point(s.CPUs); ok && s.CPUs != s.Knee && worseBeyond(def, knee, s.Better, s.Tolerance) {
+	// Reasons to withhold the recommendation, each from a measured figure.
+	var withhold []string
+	if lower, ok := s.below(s.Knee); ok && overlap(lower, knee) {
+		withhold = append(withhold, fmt.Sprintf("no clear knee: the intervals of GOMAXPROCS=%d (%s–%s) and GOMAXPROCS=%d (%s–%s) overlap",
+			lower.Procs, s.fmtVal(lower.Lo), s.fmtVal(lower.Hi), knee.Procs, s.fmtVal(knee.Lo), s.fmtVal(knee.Hi)))
+	}
+	if s.CPUs > 0 && s.Knee > s.CPUs {
+		withhold = append(withhold, fmt.Sprintf("GOMAXPROCS=%d is more Ps than the %d CPUs available: the extra Ps can only gain by "+
+			"taking CPU from other processes (the kernel shares CPUs per thread) or by hiding goroutines that spin", s.Knee, s.CPUs))
+	}
+	if len(s.Disturbed) > 0 {
+		var at []string
+		for _, d := range s.Disturbed {
+			at = append(at, fmt.Sprintf("GOMAXPROCS=%d: %s", d.Procs, d.Why))
+		}
+		withhold = append(withhold, "the machine was busy during the runs at "+strings.Join(at, "; at "))
+	}
+	if len(withhold) > 0 {
+		f.Message += "; not recommended: " + strings.Join(withhold, "; ")
+		f.Fix = "no GOMAXPROCS is recommended from these runs: "
+		switch {
+		case len(s.Disturbed) > 0:
+			f.Fix += "sweep again when the machine is quiet, or with more -runs so that noise averages out"
+		case s.CPUs > 0 && s.Knee > s.CPUs:
+			f.Fix += fmt.Sprintf("keep GOMAXPROCS at or below the %d CPUs, and profile the command (schedoctor profile) at GOMAXPROCS=%d to see what the extra Ps run", s.CPUs, s.Knee)
+		default:
+			f.Fix += "sweep again with more -runs to narrow the intervals"
+		}
+		if s.CPUs > 0 && s.Knee > s.CPUs {
+			f.Fix += fmt.Sprintf("; never more than the %d CPUs", s.CPUs)
+		}
+	} else if def, ok := s.point(s.CPUs); ok && s.CPUs != s.Knee && worseBeyond(def, knee, s.Better, s.Tolerance) {
+		// When the default (GOMAXPROCS = CPUs) was swept and is clearly worse
+		// than the knee, the advice matters: say so and warn.
 		f.Severity = finding.Warning
 		f.Message += fmt.Sprintf("; the default, GOMAXPROCS=%d (the CPU count), is %.0f%% worse", s.CPUs, 100*math.Abs(relDiff(def.Median, knee.Median)))
 		f.Evidence = append(f.Evidence, finding.Evidence{Label: fmt.Sprintf("median %s at the default GOMAXPROCS=%d", s.metricLabel(), s.CPUs), Value: round(def.Median), Unit: s.Unit})
@@ -80,11 +122,37 @@ func (s *Summary) Findings() []finding.Finding {
 				{Label: fmt.Sprintf("involuntary context switches at GOMAXPROCS=%d, median", d.To), Value: to.InvoluntarySwitches, Unit: "switches"},
 			},
 			Fix: fmt.Sprintf("find the contended resource (schedoctor profile, or a mutex profile at GOMAXPROCS=%d) and shard it; until then cap GOMAXPROCS at %d",
-				d.To, s.Knee),
+				d.To, min(s.Knee, max(s.CPUs, 1))),
+		}
+		// A drop measured on a busy machine may be the other load's doing.
+		for _, p := range []Point{from, to} {
+			if p.Disturbed {
+				g.Severity = finding.Info
+				g.Message += fmt.Sprintf("; but the machine was busy during the runs at GOMAXPROCS=%d (%s), so the drop may be the other load's", p.Procs, s.disturbedWhy(p))
+				break
+			}
 		}
 		out = append(out, g)
 	}
 	return out
+}
+
+// below returns the swept value just below GOMAXPROCS p, if any.
+func (s *Summary) below(p int) (Point, bool) {
+	var out Point
+	ok := false
+	for _, pt := range s.Points {
+		if pt.Procs < p {
+			out, ok = pt, true
+		}
+	}
+	return out, ok
+}
+
+// overlap reports whether two values' intervals of the median share any
+// value: then neither is shown better than the other.
+func overlap(a, b Point) bool {
+	return a.Lo <= b.Hi && b.Lo <= a.Hi
 }
 
 // worseBeyond reports whether a is worse than b beyond both intervals and

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/schedoctor/schedoctor/sweep/loadgen"
 	"github.com/schedoctor/schedoctor/sweep/proc"
@@ -39,8 +40,12 @@ type Summary struct {
 	// wall / GOMAXPROCS, median). Alone on a machine with spare CPUs it is
 	// near 0; above noisyCPUWait other processes were competing for the
 	// CPUs and the results are noisy, and biased towards more threads
-	// (the kernel shares CPUs per thread, not per process).
+	// (the kernel shares CPUs per thread, not per process). Every value's
+	// own figure is Point.CPUWait; Disturbed lists the values judged busy.
 	CPUWait float64 `json:"cpuWait"`
+	// Disturbed lists the GOMAXPROCS values whose runs shared the machine
+	// with other load (Point.Disturbed), with the figure that says so.
+	Disturbed []Disturbance `json:"disturbed"`
 
 	Points []Point `json:"points"`
 	Knee   int     `json:"knee"` // GOMAXPROCS at the knee; 0 when no value succeeded
@@ -72,8 +77,14 @@ type RunResult struct {
 	RunQueueWaitSeconds float64 `json:"runQueueWaitSeconds"`
 	Threads             int     `json:"threads"`
 	MaxRSSBytes         int64   `json:"maxRSSBytes"`
-	ExitCode            int     `json:"exitCode"`
-	Signal              string  `json:"signal,omitempty"`
+	// OtherCPUs is the CPU other processes used during the run, in CPUs on
+	// average: the machine's busy time from /proc/stat less the child's
+	// and schedoctor's own (the load generator's). OtherMeasured is false
+	// where /proc/stat could not be read.
+	OtherCPUs     float64 `json:"otherCPUs"`
+	OtherMeasured bool    `json:"otherCPUsMeasured"`
+	ExitCode      int     `json:"exitCode"`
+	Signal        string  `json:"signal,omitempty"`
 
 	// Metrics holds every value read: -metric names, "BenchmarkX unit",
 	// under load "p50", "p90", "p99", "p99.9" (seconds) and "throughput"
@@ -112,6 +123,16 @@ type Point struct {
 	RunQueueWaitSeconds float64 `json:"runQueueWaitSeconds"`
 	MaxRSSBytes         float64 `json:"maxRSSBytes"`
 
+	// The disturbance of this value's runs, medians over its runs:
+	// CPUWait is run-queue wait / wall / GOMAXPROCS; ExcessWait is CPUWait
+	// less the wait the command makes itself when it has more Ps than CPUs
+	// (1 - CPUs/GOMAXPROCS when CPU-bound); OtherCPUs is the CPU other
+	// processes used (-1 when not measured).
+	CPUWait    float64 `json:"cpuWait"`
+	ExcessWait float64 `json:"excessWait"`
+	OtherCPUs  float64 `json:"otherCPUs"`
+	Disturbed  bool    `json:"disturbed"`
+
 	// Under load: the median over runs of each run's percentiles, and the
 	// errors and unsent requests of all runs.
 	P50        float64 `json:"p50,omitempty"`
@@ -122,6 +143,20 @@ type Point struct {
 	Errors     int64   `json:"errors,omitempty"`
 	Unsent     int64   `json:"unsent,omitempty"`
 }
+
+// Disturbance says why a GOMAXPROCS value's runs are not to be trusted.
+type Disturbance struct {
+	Procs      int     `json:"gomaxprocs"`
+	OtherCPUs  float64 `json:"otherCPUs"`  // CPUs used by other processes, median over the runs; -1 unknown
+	ExcessWait float64 `json:"excessWait"` // run-queue wait per P beyond what the command makes itself
+	Why        string  `json:"why"`        // the figure in words
+}
+
+// Thresholds of disturbance. A value's runs are disturbed when other
+// processes used more than busyOtherShare of the CPUs during them, or when
+// its threads waited for a CPU more than noisyCPUWait of the wall time per
+// P beyond what the command itself causes with more Ps than CPUs.
+const busyOtherShare = 0.10
 
 // Drop is a pair of GOMAXPROCS values where the higher one is worse beyond
 // both intervals and the tolerance.
@@ -176,6 +211,7 @@ func (s *Summary) analyze() error {
 		pt.InvoluntarySwitches = stats.Median(col(func(r RunResult) float64 { return float64(r.InvoluntarySwitches) }))
 		pt.RunQueueWaitSeconds = stats.Median(col(func(r RunResult) float64 { return r.RunQueueWaitSeconds }))
 		pt.MaxRSSBytes = stats.Median(col(func(r RunResult) float64 { return float64(r.MaxRSSBytes) }))
+		s.disturbance(&pt, rs)
 		if s.Load != nil {
 			pt.P50 = stats.Median(col(func(r RunResult) float64 { return r.Metrics["p50"] }))
 			pt.P90 = stats.Median(col(func(r RunResult) float64 { return r.Metrics["p90"] }))
@@ -194,9 +230,12 @@ func (s *Summary) analyze() error {
 	if len(s.Points) == 0 {
 		return fmt.Errorf("%w: %d of %d runs failed", ErrNoResults, len(s.Failures), len(s.Runs))
 	}
-	lo := s.Points[0]
-	if lo.WallSeconds > 0 {
-		s.CPUWait = lo.RunQueueWaitSeconds / lo.WallSeconds / float64(lo.Procs)
+	s.CPUWait = s.Points[0].CPUWait
+	s.Disturbed = []Disturbance{}
+	for _, pt := range s.Points {
+		if pt.Disturbed {
+			s.Disturbed = append(s.Disturbed, Disturbance{Procs: pt.Procs, OtherCPUs: pt.OtherCPUs, ExcessWait: pt.ExcessWait, Why: s.disturbedWhy(pt)})
+		}
 	}
 	sp := make([]stats.Point, len(s.Points))
 	for i, p := range s.Points {
@@ -211,6 +250,46 @@ func (s *Summary) analyze() error {
 		}
 	}
 	return nil
+}
+
+// disturbance measures how busy the machine was during one value's runs.
+func (s *Summary) disturbance(pt *Point, rs []RunResult) {
+	var waits, others []float64
+	for _, r := range rs {
+		if r.WallSeconds > 0 {
+			waits = append(waits, r.RunQueueWaitSeconds/r.WallSeconds/float64(pt.Procs))
+		}
+		if r.OtherMeasured {
+			others = append(others, r.OtherCPUs)
+		}
+	}
+	if len(waits) > 0 {
+		pt.CPUWait = stats.Median(waits)
+	}
+	// With more Ps than CPUs a CPU-bound command queues its own threads:
+	// that part of the wait is not disturbance.
+	self := 0.0
+	if s.CPUs > 0 && pt.Procs > s.CPUs {
+		self = 1 - float64(s.CPUs)/float64(pt.Procs)
+	}
+	pt.ExcessWait = max(pt.CPUWait-self, 0)
+	pt.OtherCPUs = -1
+	if len(others) > 0 {
+		pt.OtherCPUs = stats.Median(others)
+	}
+	pt.Disturbed = pt.ExcessWait > noisyCPUWait || (s.CPUs > 0 && pt.OtherCPUs > busyOtherShare*float64(s.CPUs))
+}
+
+// disturbedWhy is the measured figure that makes pt disturbed, in words.
+func (s *Summary) disturbedWhy(pt Point) string {
+	var why []string
+	if s.CPUs > 0 && pt.OtherCPUs > busyOtherShare*float64(s.CPUs) {
+		why = append(why, fmt.Sprintf("other processes used %.2f of the %d CPUs (%.0f%%)", pt.OtherCPUs, s.CPUs, 100*pt.OtherCPUs/float64(s.CPUs)))
+	}
+	if pt.ExcessWait > noisyCPUWait {
+		why = append(why, fmt.Sprintf("its threads waited for a CPU %.0f%% of the wall time per P", 100*pt.ExcessWait))
+	}
+	return strings.Join(why, " and ")
 }
 
 // point returns the Point of GOMAXPROCS p.

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -190,5 +191,143 @@ func TestFewRunsNoDrop(t *testing.T) {
 	}
 	if got := rules(s.Findings()); got != "SD501/info" || len(s.Drops) != 0 {
 		t.Errorf("findings %s, drops %v; want SD501/info alone", got, s.Drops)
+	}
+}
+
+// honest builds a clean 5-run sweep of a CPU-bound command on 2 CPUs over
+// GOMAXPROCS 1..4 whose knee is 2, then lets f change it.
+func honest(f func(s *Summary)) *Summary {
+	s := synth("wall", "s", stats.Lower, map[int][]float64{
+		1: {1.21, 1.19, 1.25, 1.20, 1.22},
+		2: {0.62, 0.61, 0.64, 0.60, 0.63},
+		3: {0.63, 0.62, 0.65, 0.61, 0.64},
+		4: {0.63, 0.60, 0.66, 0.62, 0.64},
+	}, 1, 2, 3, 4)
+	for i := range s.Runs {
+		s.Runs[i].OtherMeasured = true
+		s.Runs[i].OtherCPUs = 0.05
+		s.Runs[i].RunQueueWaitSeconds = 0.001
+	}
+	if f != nil {
+		f(s)
+	}
+	return s
+}
+
+func TestSweepHonesty(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		s        *Summary
+		severity finding.Severity
+		knee     int
+		want     []string // substrings of SD501's message
+		fix      string   // substring of SD501's fix
+	}{
+		{"clean data: the knee as before", honest(nil), finding.Info, 2,
+			[]string{"GOMAXPROCS=2 is the knee because"}, "run it with GOMAXPROCS=2"},
+		{"other load at GOMAXPROCS=3 only", honest(func(s *Summary) {
+			for i := range s.Runs {
+				if s.Runs[i].Procs == 3 {
+					s.Runs[i].OtherCPUs = 0.9
+				}
+			}
+		}), finding.Info, 2,
+			[]string{"not recommended: the machine was busy during the runs at GOMAXPROCS=3: other processes used 0.90 of the 2 CPUs (45%)"},
+			"sweep again when the machine is quiet"},
+		{"run-queue wait at GOMAXPROCS=3 only, /proc/stat not read", honest(func(s *Summary) {
+			for i := range s.Runs {
+				s.Runs[i].OtherMeasured, s.Runs[i].OtherCPUs = false, 0
+				if s.Runs[i].Procs == 3 {
+					s.Runs[i].RunQueueWaitSeconds = 0.57 * s.Runs[i].WallSeconds * 3 // 57% per P
+				}
+			}
+		}), finding.Info, 2,
+			[]string{"busy during the runs at GOMAXPROCS=3: its threads waited for a CPU 24% of the wall time per P"},
+			"sweep again"},
+		{"overlapping intervals: no knee", withCPUs(4, synth("wall", "s", stats.Lower, map[int][]float64{
+			1: {1.00, 0.70, 1.30, 0.90, 1.10},
+			2: {0.80, 0.60, 1.05, 0.75, 0.95},
+			4: {0.70, 0.55, 0.95, 0.66, 0.72},
+		}, 1, 2, 4)), finding.Info, 4,
+			[]string{"no clear knee: the intervals of GOMAXPROCS=2 (600ms–1.05s) and GOMAXPROCS=4 (550ms–950ms) overlap"},
+			"sweep again with more -runs"},
+		{"knee above the CPUs is never recommended", honest(func(s *Summary) {
+			for i := range s.Runs {
+				if s.Runs[i].Procs == 4 {
+					s.Runs[i].Metrics["wall"] = 0.30 + 0.01*float64(i%5)
+				}
+				if s.Runs[i].Procs == 3 {
+					s.Runs[i].Metrics["wall"] = 0.45 + 0.01*float64(i%5)
+				}
+			}
+		}), finding.Info, 4,
+			[]string{"GOMAXPROCS=4 is more Ps than the 2 CPUs available"}, "keep GOMAXPROCS at or below the 2 CPUs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.s.analyze(); err != nil {
+				t.Fatal(err)
+			}
+			fs := tc.s.Findings()
+			if len(fs) == 0 || fs[0].Rule != "SD501" {
+				t.Fatalf("findings %s", rules(fs))
+			}
+			f := fs[0]
+			if tc.s.Knee != tc.knee || f.Severity != tc.severity {
+				t.Errorf("knee %d %s, want %d %s", tc.s.Knee, f.Severity, tc.knee, tc.severity)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(f.Message, w) {
+					t.Errorf("message %q\nwant %q", f.Message, w)
+				}
+			}
+			if !strings.Contains(f.Fix, tc.fix) {
+				t.Errorf("fix %q, want %q", f.Fix, tc.fix)
+			}
+			if tc.fix != "run it with GOMAXPROCS=2" && strings.Contains(f.Fix, "run it with GOMAXPROCS") {
+				t.Errorf("withheld, yet the fix recommends: %q", f.Fix)
+			}
+			// Every value's disturbance is in the evidence.
+			for _, p := range tc.s.Points {
+				found := false
+				for _, e := range f.Evidence {
+					if strings.Contains(e.Label, fmt.Sprintf("CPU wait at GOMAXPROCS=%d ", p.Procs)) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no disturbance evidence at GOMAXPROCS=%d", p.Procs)
+				}
+			}
+		})
+	}
+}
+
+func withCPUs(n int, s *Summary) *Summary {
+	s.CPUs = n
+	return s
+}
+
+// TestNegativeScalingDisturbed: a drop whose higher value ran beside other
+// load is downgraded to info and says so.
+func TestNegativeScalingDisturbed(t *testing.T) {
+	s := synth("ops/s", "ops/s", stats.Higher, map[int][]float64{
+		1: {700e3, 690e3, 720e3, 705e3, 710e3},
+		2: {520e3, 500e3, 540e3, 515e3, 530e3},
+	}, 1, 2)
+	for i := range s.Runs {
+		s.Runs[i].OtherMeasured = true
+		if s.Runs[i].Procs == 2 {
+			s.Runs[i].OtherCPUs = 1.2
+		}
+	}
+	if err := s.analyze(); err != nil {
+		t.Fatal(err)
+	}
+	got := rules(s.Findings())
+	if got != "SD501/info SD502/info" {
+		t.Errorf("findings %s, want both info", got)
+	}
+	if g := s.Findings()[1]; !strings.Contains(g.Message, "busy during the runs at GOMAXPROCS=2 (other processes used 1.20 of the 2 CPUs (60%))") {
+		t.Errorf("SD502 message %q", g.Message)
 	}
 }

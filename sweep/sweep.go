@@ -215,6 +215,11 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 		}
 		return e
 	}
+	// The machine's busy CPU time and our own around the run: what is left
+	// after the child's and ours is the other processes' load, the
+	// disturbance of this run (Point.OtherCPUs).
+	m0, merr0 := proc.ReadMachineCPU()
+	self0, selfOK0 := proc.SelfCPU()
 	child, err := proc.Start(proc.Spec{
 		Path: r.path, Args: r.opt.Command[1:], Env: r.env(p), Dir: r.opt.Dir,
 		Stdout: stdout, Stderr: stderr,
@@ -228,9 +233,17 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 		child.Stop(2 * time.Second)
 	}
 	u, werr := child.Wait(ctx, r.opt.Timeout)
+	m1, merr1 := proc.ReadMachineCPU()
+	self1, selfOK1 := proc.SelfCPU()
 	stdout.flush()
 	stderr.flush()
 	res.fill(u)
+	if merr0 == nil && merr1 == nil && selfOK0 && selfOK1 {
+		if elapsed := m1.At.Sub(m0.At).Seconds(); elapsed > 0 {
+			others := (m1.Busy - m0.Busy - u.User - u.System - (self1 - self0)).Seconds()
+			res.OtherCPUs, res.OtherMeasured = max(others, 0)/elapsed, true
+		}
+	}
 	switch {
 	case werr != nil:
 		return res, fail(werr.Error(), false)

@@ -12,7 +12,7 @@ import (
 
 const (
 	barWidth     = 30  // the longest bar of the chart, in cells
-	noisyCPUWait = 0.1 // Summary.CPUWait above which the text warns of noise
+	noisyCPUWait = 0.1 // run-queue wait per P, beyond the command's own, above which a value is disturbed
 )
 
 // WriteText prints the sweep as a table, one row per GOMAXPROCS, with a bar
@@ -56,10 +56,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if lo := s.Points[0]; s.CPUWait > noisyCPUWait {
-		fmt.Fprintf(w, "\nnote: at GOMAXPROCS=%d the command waited for a CPU %.0f%% of its wall time per P: other processes\n"+
-			"were competing for the CPUs, so the figures are noisy and favour more threads (the kernel shares\n"+
-			"CPUs per thread); sweep again on a quieter machine, or with more -runs\n", lo.Procs, 100*s.CPUWait)
+	if len(s.Disturbed) > 0 {
+		fmt.Fprintf(w, "\nnote: the machine was busy during these runs, so no GOMAXPROCS is recommended from them (the\n"+
+			"figures are noisy and favour more threads: the kernel shares CPUs per thread):\n")
+		for _, d := range s.Disturbed {
+			fmt.Fprintf(w, "  GOMAXPROCS=%d: %s\n", d.Procs, d.Why)
+		}
 	}
 	if fewest := slices.MinFunc(s.Points, func(a, b Point) int { return a.N - b.N }); fewest.N < minRunsToCompare {
 		fmt.Fprintf(w, "\nnote: negative scaling is judged only with %d or more successful runs per value (GOMAXPROCS=%d has %d)\n",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/procs"
@@ -15,7 +16,7 @@ func init() {
 }
 
 func runProcs(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor procs [-pid PID] [-binary PATH] [-sysroot DIR] [-json] [-fail LEVEL]",
+	fs := e.newFlagSet("schedoctor procs [-pid PID] [-window D] [-binary PATH] [-sysroot DIR] [-json] [-fail LEVEL]",
 		`Compare the GOMAXPROCS a Go process runs with against the CPUs it may really use: its
 affinity mask, its cpuset, and the CPU quota of its cgroup and of every ancestor (cgroup v1, v2
 or hybrid). Also reads CFS throttling (cpu.stat), CPU pressure (cpu.pressure) and the memory
@@ -27,6 +28,10 @@ when the binary has a symbol table and ptrace is allowed; otherwise the value is
 the report says which. Without -pid, the current context is inspected (cgroups and environment
 of this shell) for the program named by -binary, or for a Go 1.25+ program if none.
 
+CPU pressure (SD406) is judged on the process's own figures: its threads' run-queue wait
+(/proc/PID/task/*/schedstat, sampled over -window) and its own cgroup's cpu.pressure. The
+host's /proc/pressure/cpu is shown as context and never makes a finding by itself.
+
 -sysroot reads /proc and /sys under DIR instead of the live system.`,
 		"  schedoctor procs -pid $(pidof server)\n"+
 			"  kubectl exec POD -- /schedoctor procs -pid 1\n"+
@@ -37,6 +42,7 @@ of this shell) for the program named by -binary, or for a Go 1.25+ program if no
 	pid := fs.Int("pid", 0, "inspect the running process `PID` (0: the current context)")
 	binary := fs.String("binary", "", "the Go binary to apply the version rules to (default: /proc/PID/exe)")
 	sysroot := fs.String("sysroot", "/", "read /proc and /sys under `DIR`")
+	window := fs.Duration("window", time.Second, "with -pid on the live system, sample the process's CPU wait over `D` (0: lifetime counters)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -49,6 +55,9 @@ of this shell) for the program named by -binary, or for a Go 1.25+ program if no
 	if *pid < 0 {
 		return e.usageError("-pid %d: want a process ID", *pid)
 	}
+	if *window < 0 || *window > time.Minute {
+		return e.usageError("-window %v: want 0 to 1m", *window)
+	}
 	if *binary != "" {
 		// Named on the command line: a typo is a usage problem, not a
 		// warning buried in the report.
@@ -58,7 +67,7 @@ of this shell) for the program named by -binary, or for a Go 1.25+ program if no
 			return e.fail(fmt.Errorf("-binary %s: not a regular file", *binary))
 		}
 	}
-	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary})
+	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary, Window: *window})
 	if err != nil {
 		return e.fail(err)
 	}

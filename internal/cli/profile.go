@@ -9,7 +9,9 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -26,16 +28,25 @@ of CPU and in cores with the user lines that lead to it, and report SD201–SD20
 
 PROFILE is a pprof file (.pb.gz or uncompressed), - for stdin, or an http(s) URL of a
 /debug/pprof/profile endpoint. Several profiles are merged into one diagnosis; their durations
-add up, so cores are the average over the profiles.`,
+add up, so cores are the average over the profiles.
+
+The hot user lines the profile alone cannot judge (a select, a Gosched call, large flat time)
+are read in the source: at the path the profile recorded, else under each -src DIR (for a
+binary built elsewhere or with -trimpath). A loop the source shows spinning becomes SD204 at
+its line with the CPU of the whole loop; the report says which files were not found.`,
 		`  schedoctor profile cpu.pb.gz
   schedoctor profile -json a.pb.gz b.pb.gz
   schedoctor profile -seconds 10 http://localhost:6060/debug/pprof/profile
+  schedoctor profile -src ~/src/myservice cpu.pb.gz
   schedoctor profile -o classified.pb.gz cpu.pb.gz && go tool pprof -tagfocus cause=thread-churn -top classified.pb.gz`)
 	var out outputFlags
 	out.register(fs, false)
 	classified := fs.String("o", "", "write the merged profile with a `cause` label on every sample to this file")
 	seconds := fs.Int("seconds", 0, "for URLs: profile for this many seconds (?seconds=N); 0 keeps the server's default, 30")
 	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means the profile's seconds plus 30s")
+	var src srcDirs
+	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
+	noSrc := fs.Bool("nosrc", false, "do not read the source: report the profile's findings alone")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -77,7 +88,37 @@ add up, so cores are the average over the profiles.`,
 			return e.fail(err)
 		}
 	}
-	return e.emit(&out, report.Report{Source: finding.SourceProfile, Findings: res.Findings, Summary: res.Summary})
+	opt := diagnose.Options{}
+	if !*noSrc {
+		opt.Source = &inspect.Resolver{SrcDirs: src}
+	}
+	joined, err := diagnose.Profile(res, opt)
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.emit(&out, report.Report{Source: finding.SourceProfile, Findings: joined.Findings, Summary: joined.Summary})
+}
+
+// srcDirs is the -src flag: directories, repeatable or comma-separated.
+type srcDirs []string
+
+func (s *srcDirs) String() string { return strings.Join(*s, ",") }
+
+func (s *srcDirs) Set(v string) error {
+	for _, d := range strings.Split(v, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		st, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("-src %s: %w", d, err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("-src %s: not a directory", d)
+		}
+		*s = append(*s, d)
+	}
+	return nil
 }
 
 func writeClassified(name string, res *profile.Result) error {

@@ -45,9 +45,11 @@ func TestProfileGolden(t *testing.T) {
 			files = append(files, profileData(a))
 		}
 		for _, format := range []string{"txt", "json"} {
-			args := append([]string{"profile"}, files...)
+			// -nosrc: the lab profiles record paths under this checkout,
+			// whose source moves; TestProfileSrcGolden covers the join.
+			args := append([]string{"profile", "-nosrc"}, files...)
 			if format == "json" {
-				args = append([]string{"profile", "-json"}, files...)
+				args = append([]string{"profile", "-nosrc", "-json"}, files...)
 			}
 			code, out, errOut := run(t, "", args...)
 			if code != c.code {
@@ -59,7 +61,7 @@ func TestProfileGolden(t *testing.T) {
 }
 
 func TestProfileJSONContract(t *testing.T) {
-	code, out, _ := run(t, "", "profile", "-json", profileData("mutex.pb.gz"))
+	code, out, _ := run(t, "", "profile", "-nosrc", "-json", profileData("mutex.pb.gz"))
 	if code != ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
@@ -94,7 +96,7 @@ func TestProfileStdinAndClassified(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "classified.pb.gz")
-	code, _, errOut := run(t, string(data), "profile", "-fail", "none", "-o", out, "-")
+	code, _, errOut := run(t, string(data), "profile", "-nosrc", "-fail", "none", "-o", out, "-")
 	if code != ExitClean {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -135,7 +137,7 @@ func TestProfileURL(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	code, out, errOut := run(t, "", "profile", "-seconds", "1", srv.URL+"/debug/pprof/profile")
+	code, out, errOut := run(t, "", "profile", "-nosrc", "-seconds", "1", srv.URL+"/debug/pprof/profile")
 	if code != ExitFindings || !strings.Contains(out, "SD204") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -192,5 +194,102 @@ func TestProfileBadInput(t *testing.T) {
 		if strings.Contains(errOut, "goroutine ") {
 			t.Errorf("%v: stack dump in %q", c.args, errOut)
 		}
+	}
+}
+
+// srcProfile writes a CPU profile of a handler spinning in selectgo at
+// /build/svc/handler.go:19 (the select of testdata/profilesrc/svc), a
+// path that does not exist: only -src finds the file.
+func srcProfile(t *testing.T) string {
+	t.Helper()
+	p := &pprof.Profile{
+		SampleType:    []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        10_000_000,
+		DurationNanos: 10e9,
+	}
+	fn := func(name, file string) *pprof.Function {
+		f := &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
+		p.Function = append(p.Function, f)
+		return f
+	}
+	loc := func(f *pprof.Function, line int64) *pprof.Location {
+		l := &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: f, Line: line}}}
+		p.Location = append(p.Location, l)
+		return l
+	}
+	selectgo := loc(fn("runtime.selectgo", "/usr/local/go/src/runtime/select.go"), 100)
+	lock := loc(fn("runtime.lock2", "/usr/local/go/src/runtime/lock_spinbit.go"), 200)
+	sellock := loc(fn("runtime.sellock", "/usr/local/go/src/runtime/select.go"), 30)
+	wait := loc(fn("example.com/svc.Wait", "/build/svc/handler.go"), 19)
+	serve := loc(fn("net/http.HandlerFunc.ServeHTTP", "/usr/local/go/src/net/http/server.go"), 2300)
+	p.Sample = []*pprof.Sample{
+		{Value: []int64{400, 4e9}, Location: []*pprof.Location{selectgo, wait, serve}},
+		{Value: []int64{550, 5.5e9}, Location: []*pprof.Location{lock, sellock, selectgo, wait, serve}},
+	}
+	path := filepath.Join(t.TempDir(), "spin.pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestProfileSrcGolden joins a profile's hot select with the source found
+// under -src: SD204 at the select's line with both sources' evidence, and
+// without -src the profile's own info finding that asks for it.
+func TestProfileSrcGolden(t *testing.T) {
+	prof := srcProfile(t)
+	dir := filepath.Join("testdata", "profilesrc")
+	code, out, errOut := run(t, "", "profile", "-src", dir, prof)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want findings; stderr:\n%s", code, errOut)
+	}
+	out = strings.ReplaceAll(out, prof, "PROFILE")
+	checkGolden(t, filepath.Join("profile-src", "with-src.txt"), out)
+	if !strings.Contains(out, "SD204") || !strings.Contains(out, "/build/svc/handler.go:18") {
+		t.Errorf("no SD204 at the select's line:\n%s", out)
+	}
+	code, out, _ = run(t, "", "profile", "-json", "-src", dir, prof)
+	var got struct {
+		Findings []struct {
+			Rule    string   `json:"rule"`
+			Sources []string `json:"sources"`
+		} `json:"findings"`
+		Summary struct {
+			Source struct {
+				Looked, Found int
+			} `json:"source"`
+			Loops []struct {
+				Kind string `json:"kind"`
+				Spin bool   `json:"spin"`
+			} `json:"loops"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Findings) == 0 || got.Findings[0].Rule != "SD204" || strings.Join(got.Findings[0].Sources, ",") != "profile,lint" ||
+		got.Summary.Source.Found != 1 || len(got.Summary.Loops) != 1 || !got.Summary.Loops[0].Spin {
+		t.Errorf("JSON %+v", got)
+	}
+	// Without -src the recorded path does not exist: the report says so.
+	code, out, _ = run(t, "", "profile", prof)
+	if code != ExitClean {
+		t.Errorf("without -src: exit %d, want clean (the select alone is info)", code)
+	}
+	checkGolden(t, filepath.Join("profile-src", "without-src.txt"), out)
+	if !strings.Contains(out, "pass -src DIR") {
+		t.Errorf("without -src the report does not ask for it:\n%s", out)
+	}
+	code, _, errOut = run(t, "", "profile", "-src", filepath.Join(dir, "nosuch"), prof)
+	if code != ExitError || !strings.Contains(errOut, "nosuch") {
+		t.Errorf("-src of a missing dir: exit %d, stderr %q", code, errOut)
 	}
 }

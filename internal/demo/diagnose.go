@@ -9,8 +9,10 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 )
 
@@ -27,7 +29,14 @@ func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return res.Findings, nil
+	// The demo wrote the lab into a module of its own and built it there,
+	// so the paths the profile recorded are readable: join the hot lines
+	// with the source, as `schedoctor profile` does.
+	joined, err := diagnose.Profile(res, diagnose.Options{Source: &inspect.Resolver{}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return joined.Findings, nil
 }
 
 // diagnoseTrace runs `schedoctor trace` on one recorded execution trace.
@@ -39,9 +48,16 @@ func diagnoseTrace(ctx context.Context, path string) ([]finding.Finding, error) 
 		return nil, err
 	}
 	defer f.Close()
-	res, err := exectrace.Analyze(ctx, f, exectrace.Options{CPUs: float64(runtime.NumCPU())})
+	topt := exectrace.Options{CPUs: float64(runtime.NumCPU())}
+	res, err := exectrace.Analyze(ctx, f, topt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return res.Findings, nil
+	// As for profiles: the lab's source is where the trace says, so the
+	// spinning sites' lines are read (SD308 compute or spin → a verdict).
+	joined, err := diagnose.Trace(res, topt, diagnose.Options{Source: &inspect.Resolver{}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return joined.Findings, nil
 }

@@ -56,6 +56,8 @@ var Programs = []Program{
 	{Name: "syscallheavy", Summary: "one write(2) per small record"},
 	{Name: "fanout", Summary: "one goroutine per CPU-bound item, a thousand at a time"},
 	{Name: "overprocs", Summary: "CPU-bound goroutines with GOMAXPROCS=8, above the CPUs", Env: []string{"GOMAXPROCS=8"}},
+	{Name: "busyhandler", Summary: "HTTP handler waits for a background job with select and an empty default"},
+	{Name: "ringbuffer", Summary: "lock-free ring buffer whose put and get spin on runtime.Gosched in a CAS loop"},
 	{Name: "workerpool", Summary: "healthy: a worker pool doing real work", Healthy: true},
 	{Name: "pingpong", Summary: "healthy: a channel ping-pong, busy but legitimate", Healthy: true},
 	{Name: "cpubound", Summary: "healthy: a fixed amount of CPU work split across the Ps (sweep)", Healthy: true, Sweep: true},

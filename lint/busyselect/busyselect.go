@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/blocking"
 	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
 	"github.com/schedoctor/schedoctor/lint/internal/astutil"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
@@ -24,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "busyselect",
 	Doc:        analysisutil.MustExtractDoc(doc, "busyselect"),
 	URL:        finding.DocsBase + rule + ".md",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, blocking.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
 }
@@ -33,11 +35,12 @@ const rule = "SD101"
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
-	analysisutil.Visit(pass, func(n *ast.SelectStmt, stack []ast.Node) { check(pass, res, n, stack) })
+	facts := pass.ResultOf[blocking.Analyzer].(*blocking.Result)
+	analysisutil.Visit(pass, func(n *ast.SelectStmt, stack []ast.Node) { check(pass, res, facts, n, stack) })
 	return res, nil
 }
 
-func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack []ast.Node) {
+func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, sel *ast.SelectStmt, stack []ast.Node) {
 	info := pass.TypesInfo
 	def := astutil.DefaultClause(sel)
 	if def == nil {
@@ -54,9 +57,12 @@ func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack
 	if astutil.Leaves(info, def, loop, false) || leavesAfter(info, stack, loop) {
 		return
 	}
+	if drainsOwnSend(info, sel, def, loop) || stopsCondition(info, f, def) {
+		return
+	}
 	// Everything that runs when the default is taken: the loop's
 	// condition and post statement, its body but the select's other cases.
-	var eff astutil.Effects
+	eff := astutil.Effects{Facts: facts.Cheap()}
 	skip := func(n ast.Node) bool {
 		c, ok := n.(*ast.CommClause)
 		return ok && c != def && c.Pos() >= sel.Pos() && c.End() <= sel.End()
@@ -70,7 +76,7 @@ func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack
 		return
 	}
 
-	var own astutil.Effects // the default's own, for the message
+	own := astutil.Effects{Facts: facts.Cheap()} // the default's own, for the message
 	own.Scan(info, def, nil)
 	reason := "neither blocks nor leaves the loop"
 	ev := []finding.Evidence{
@@ -86,6 +92,12 @@ func check(pass *analysis.Pass, res *evidence.Result, sel *ast.SelectStmt, stack
 	case own.Yields > 0:
 		reason = "only yields with runtime.Gosched, which does not block"
 		ev = append(ev, finding.Evidence{Label: "runtime.Gosched calls in the default", Value: float64(own.Yields)})
+	case len(own.NoBlocks) > 0:
+		fn := own.NoBlocks[0]
+		reason = fmt.Sprintf("only calls %s, which never blocks", blocking.Name(fn))
+		ev = append(ev,
+			finding.Evidence{Label: blocking.Describe(fn, facts.Of(fn)), Value: 1},
+			finding.Evidence{Label: "calls in the default that never block (per-function facts)", Value: float64(len(own.NoBlocks))})
 	case len(def.Body) == 0:
 		reason = "is empty"
 	}
@@ -127,4 +139,60 @@ func leavesAfter(info *types.Info, stack []ast.Node, loop astutil.Loop) bool {
 		}
 	}
 	return false
+}
+
+// drainsOwnSend reports the bounded "replace the pending value" loop: a
+// case sends on a channel and leaves the loop, and the default receives
+// from that same channel without waiting, to make room. Each failed send
+// frees a slot, so the loop runs at most a few times.
+func drainsOwnSend(info *types.Info, sel *ast.SelectStmt, def *ast.CommClause, loop astutil.Loop) bool {
+	sent := map[string]bool{}
+	for _, c := range sel.Body.List {
+		c := c.(*ast.CommClause)
+		if s, ok := c.Comm.(*ast.SendStmt); ok && astutil.AlwaysLeaves(info, c.Body, loop, false) {
+			sent[types.ExprString(s.Chan)] = true
+		}
+	}
+	if len(sent) == 0 {
+		return false
+	}
+	found := false
+	ast.Inspect(def, func(n ast.Node) bool {
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.ARROW && sent[types.ExprString(u.X)] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// stopsCondition reports whether the default changes a variable that the
+// loop's condition reads (for done := false; !done; { ... default: done
+// = true }): the default then ends the loop, or counts toward its end.
+func stopsCondition(info *types.Info, f *ast.ForStmt, def *ast.CommClause) bool {
+	if f.Cond == nil {
+		return false
+	}
+	written := map[types.Object]bool{}
+	mark := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if obj := info.ObjectOf(id); obj != nil {
+				written[obj] = true
+			}
+		}
+	}
+	ast.Inspect(def, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				mark(l)
+			}
+		case *ast.IncDecStmt:
+			mark(n.X)
+		}
+		return true
+	})
+	return len(written) > 0 && astutil.Uses(info, f.Cond, func(obj types.Object) bool { return written[obj] })
 }

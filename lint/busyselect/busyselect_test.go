@@ -15,4 +15,6 @@ func Test(t *testing.T) {
 	linttest.WantEvidence(t, diags, "sleep", 5)
 	linttest.WantEvidence(t, diags, "runtime.Gosched calls in the default", 1)
 	linttest.WantEvidence(t, diags, "statements in the default", 2) // idle++; count.Add(1)
+	linttest.WantEvidence(t, diags, "metrics.inc never blocks (per-function facts)", 1)
+	linttest.WantEvidence(t, diags, "dep.Count never blocks (per-function facts)", 1)
 }

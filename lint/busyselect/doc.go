@@ -35,10 +35,17 @@
 // loop is not a counted one (for i := 0; i < n; i++), and on the path that
 // takes the default nothing can block: the default is empty, continues,
 // breaks only the select, changes variables, calls runtime.Gosched or an
-// atomic operation, or sleeps less than 1ms; the loop's condition and its
-// other statements are of the same kind. It stays silent when the default
-// or the statements after the select leave the loop (return, a labelled
-// break, goto, panic, os.Exit), when anything on that path may block (a
-// channel operation, a sleep of 1ms or more, any call it does not know),
-// and for range loops, which end or block on their own.
+// atomic operation, only tries a channel operation (a nested select with
+// a default), sleeps less than 1ms, or calls functions that never block
+// by their facts (lint/blocking: `default: metrics.inc()`, a helper that
+// does nothing); the loop's condition and its other statements are of the
+// same kind. It stays silent when the default or the statements after the
+// select leave the loop (return, a labelled break, goto, panic, os.Exit),
+// when the default changes a variable the loop's condition reads (for
+// done := false; !done; { ... default: done = true }), for the bounded
+// "replace the pending value" loop (a case sends and returns, the default
+// drains that same channel and retries), when anything on that path may
+// block (a channel operation, a sleep of 1ms or more, a call that may
+// block or has no fact: an interface method, a func value), and for range
+// loops, which end or block on their own.
 package busyselect

@@ -27,12 +27,17 @@
 //	}
 //	wg.Wait()
 //
-// The analyzer reports a call of runtime.NumGoroutine whose value (directly,
-// or through a local variable assigned from it) is the condition of a for
-// loop, or decides an if or switch one of whose branches starts a goroutine
-// (go statement), sleeps, or continues or breaks a loop that starts
-// goroutines or sleeps. It stays silent
-// when the count is only logged, exported as a metric, returned or compared
-// in a branch that does none of these, and in _test.go files, where counting
-// goroutines to find leaks is the idiom.
+// The analyzer reports a call of runtime.NumGoroutine whose value —
+// directly, or through local variables assigned from it or from values
+// computed from it (n := runtime.NumGoroutine(); busy := n > limit), or
+// through an unexported struct field every assignment of which holds it
+// (p.active = runtime.NumGoroutine(), read in another method) — is the
+// condition of a for loop, or decides an if or switch one of whose
+// branches starts a goroutine (go statement), sleeps, or continues or
+// breaks a loop that starts goroutines or sleeps. In a tagless switch
+// (reject / wait / spawn) a case's condition decides the clauses after it
+// and the default too. It stays silent when the count is only logged,
+// exported as a metric, returned or compared in a branch that does none of
+// these (a health check that rejects), and in _test.go files, where
+// counting goroutines to find leaks is the idiom.
 package goroutinethrottle

@@ -39,76 +39,140 @@ func run(pass *analysis.Pass) (any, error) {
 		return res, nil
 	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
-	parents := map[*ast.BlockStmt]map[ast.Node]ast.Node{} // per function, built on demand
+	var files []ast.Node
+	for _, f := range pass.Files {
+		if !analysisutil.IsTestFile(pass, f.Pos()) {
+			files = append(files, f)
+		}
+	}
+	var values *analysisutil.Values // built on the first call met
+	parents := map[*ast.File]map[ast.Node]ast.Node{}
 	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
 		call := n.(*ast.CallExpr)
 		if !push || !analysisutil.IsFunc(analysisutil.Callee(pass.TypesInfo, call), "runtime", "NumGoroutine") ||
 			analysisutil.IsTestFile(pass, call.Pos()) {
 			return true
 		}
-		body := astutil.EnclosingFunc(stack)
-		if body == nil {
+		if astutil.EnclosingFunc(stack) == nil {
 			return true // a package-level initializer
 		}
-		if parents[body] == nil {
-			parents[body] = astutil.Parents(body)
+		if values == nil {
+			values = analysisutil.NewValues(pass.TypesInfo, files...)
 		}
-		check(pass, res, call, body, parents[body])
+		file := stack[0].(*ast.File)
+		if parents[file] == nil {
+			parents[file] = astutil.Parents(file)
+		}
+		check(pass, res, values, call, stack, parents)
 		return true
 	})
 	return res, nil
 }
 
-// check reports call when its value, or a local variable holding it,
-// controls a loop, a spawn or a wait.
-func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, body *ast.BlockStmt, parents map[ast.Node]ast.Node) {
-	uses := []ast.Expr{call}
-	if v := assignedVar(pass.TypesInfo, call, parents); v != nil {
-		ast.Inspect(body, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && pass.TypesInfo.Uses[id] == v {
-				uses = append(uses, id)
+// check reports call when its value, or a variable or field holding it or
+// a value computed from it (n := runtime.NumGoroutine(); busy := n >
+// limit; s.active = n), controls a loop, a spawn or a wait.
+func check(pass *analysis.Pass, res *evidence.Result, values *analysisutil.Values, call *ast.CallExpr, stack []ast.Node, parents map[*ast.File]map[ast.Node]ast.Node) {
+	info := pass.TypesInfo
+	derived := values.Derived(func(e ast.Expr) bool { return e == call })
+	fields := derivedFields(info, values, call, derived)
+	body := astutil.EnclosingFunc(stack)
+	type use struct {
+		expr    ast.Expr
+		parents map[ast.Node]ast.Node
+	}
+	uses := []use{{call, parents[stack[0].(*ast.File)]}}
+	for _, f := range pass.Files {
+		if analysisutil.IsTestFile(pass, f.Pos()) {
+			continue
+		}
+		// Locals are used only in their function; fields anywhere.
+		var root ast.Node = f
+		if len(fields) == 0 {
+			if f != stack[0] {
+				continue
+			}
+			root = body
+		}
+		ast.Inspect(root, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				if derived[info.Uses[n]] {
+					uses = append(uses, use{n, parentsOf(parents, f)})
+				}
+			case *ast.SelectorExpr:
+				if s, ok := info.Selections[n]; ok && fields[s.Obj()] {
+					uses = append(uses, use{n, parentsOf(parents, f)})
+				}
 			}
 			return true
 		})
 	}
-	for _, use := range uses {
-		what, cond := controls(pass.TypesInfo, use, parents)
+	for _, u := range uses {
+		what, cond := controls(info, u.expr, u.parents)
 		if what == "" {
 			continue
 		}
 		ev := []finding.Evidence{{Label: "condition at line", Value: analysisutil.Line(pass, cond.Pos())}}
-		if limit, ok := limitOf(pass.TypesInfo, use, parents); ok {
-			ev = append(ev, finding.Evidence{Label: "goroutine limit", Value: limit, Unit: "goroutines"})
+		for _, l := range uses {
+			if limit, ok := limitOf(info, l.expr, l.parents); ok {
+				ev = append(ev, finding.Evidence{Label: "goroutine limit", Value: limit, Unit: "goroutines"})
+				break
+			}
+		}
+		via := ""
+		if u.expr != ast.Expr(call) {
+			via = fmt.Sprintf(" (through %s)", types.ExprString(u.expr))
 		}
 		analysisutil.Report(pass, res, rule, call,
-			fmt.Sprintf("%s runtime.NumGoroutine, which counts every goroutine in the process; bound concurrency with a semaphore and wait with a sync.WaitGroup", what), ev)
+			fmt.Sprintf("%s runtime.NumGoroutine%s, which counts every goroutine in the process; bound concurrency with a semaphore and wait with a sync.WaitGroup", what, via), ev)
 		return
 	}
 }
 
-// assignedVar returns the local variable that call is the whole value of
-// (n := runtime.NumGoroutine()), or nil.
-func assignedVar(info *types.Info, call *ast.CallExpr, parents map[ast.Node]ast.Node) *types.Var {
-	var lhs ast.Expr
-	switch p := parents[call].(type) {
-	case *ast.AssignStmt:
-		if len(p.Lhs) == 1 && len(p.Rhs) == 1 {
-			lhs = p.Lhs[0]
+func parentsOf(parents map[*ast.File]map[ast.Node]ast.Node, f *ast.File) map[ast.Node]ast.Node {
+	if parents[f] == nil {
+		parents[f] = astutil.Parents(f)
+	}
+	return parents[f]
+}
+
+// derivedFields returns the unexported struct fields whose every
+// assignment in the package holds the count (s.active =
+// runtime.NumGoroutine(), or a local derived from it): their reads
+// anywhere in the package are reads of the count. An exported field may be
+// set by another package, and is left out.
+func derivedFields(info *types.Info, values *analysisutil.Values, call *ast.CallExpr, derived map[types.Object]bool) map[types.Object]bool {
+	holds := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if n == ast.Node(call) {
+				found = true
+			}
+			if id, ok := n.(*ast.Ident); ok && derived[info.Uses[id]] {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	fields := map[types.Object]bool{}
+	for obj, vals := range values.All() {
+		if v, ok := obj.(*types.Var); !ok || !v.IsField() || v.Exported() {
+			continue
 		}
-	case *ast.ValueSpec:
-		if len(p.Names) == 1 && len(p.Values) == 1 {
-			lhs = p.Names[0]
+		all := len(vals) > 0
+		for _, e := range vals {
+			if e == nil || !holds(e) {
+				all = false
+				break
+			}
+		}
+		if all {
+			fields[obj] = true
 		}
 	}
-	id, ok := lhs.(*ast.Ident)
-	if !ok {
-		return nil
-	}
-	v, _ := info.ObjectOf(id).(*types.Var)
-	if v == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
-		return nil // a package variable may be set anywhere
-	}
-	return v
+	return fields
 }
 
 // controls climbs from use through the expression that holds it to the
@@ -146,6 +210,20 @@ func controls(info *types.Info, use ast.Expr, parents map[ast.Node]ast.Node) (st
 		branches = []ast.Node{p.Body}
 	case *ast.CaseClause:
 		branches = []ast.Node{p}
+		// In a tagless switch (reject / wait / spawn) a case's condition
+		// decides every clause after it too, the default included: the
+		// later ones run only when it is false.
+		if block, ok := parents[p].(*ast.BlockStmt); ok {
+			if sw, ok := parents[block].(*ast.SwitchStmt); ok && sw.Tag == nil {
+				after := false
+				for _, c := range block.List {
+					if after || c.(*ast.CaseClause).List == nil {
+						branches = append(branches, c)
+					}
+					after = after || c == p
+				}
+			}
+		}
 	default:
 		return "", nil
 	}

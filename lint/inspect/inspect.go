@@ -1,19 +1,10 @@
-// Package inspect reads the Go source at a line that a runtime source (a
-// CPU profile, an execution trace) found hot, and says what the code there
-// is: the loop that encloses the line, what that loop waits on, and what
-// the schedoctor analyzers report inside it.
-//
-// It is the code layer's answer to the runtime layers' "compute or spin?":
-// a profile sees selectgo at 0.95 cores under main.go:37 and cannot tell a
-// select with a default in a loop from a blocking select whose channel is
-// always ready; the source can.
-//
-// CONTRACT (fixed; implementation in progress): the types and the signature
-// of (*Resolver).At are what package diagnose builds on.
 package inspect
 
 import (
 	"errors"
+	"fmt"
+	"sync"
+	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
 )
@@ -61,6 +52,10 @@ type Loop struct {
 	// enclosing loops' ranges, innermost first, when loops nest.
 	Start, End int
 	Outer      [][2]int
+	// OuterKinds classifies the loops of Outer, in the same order: a hot
+	// line in a compute loop nested inside a yield spin is still part of
+	// the spin (see SpinLoop).
+	OuterKinds []Kind
 	Kind       Kind
 	// Detail says in a few words what made the verdict ("select at line 37
 	// has a default and cases on done, ctx.Done()"; "time.Sleep(5µs) at
@@ -84,11 +79,121 @@ type Resolver struct {
 	// binary built elsewhere or with -trimpath): the recorded path's
 	// suffixes are looked up under each, longest first.
 	SrcDirs []string
+	// MaxFileSize is the largest file read, in bytes; 0 means
+	// DefaultMaxFileSize. Generated files beyond it are refused rather
+	// than read into memory.
+	MaxFileSize int64
+	// LoadTimeout bounds one package load and analysis with go/packages;
+	// 0 means DefaultLoadTimeout. A load that runs out of time falls back
+	// to the file alone (Typed false).
+	LoadTimeout time.Duration
+	// NoLoad skips go/packages: the analyzers run on the leniently typed
+	// files only and no go command is started for the package.
+	NoLoad bool
+
+	mu    sync.Mutex
+	files map[string]*fileEntry // by the path read
+	pkgs  map[pkgKey]*pkgEntry  // package loads, by directory
 }
+
+// Defaults of the Resolver's zero fields.
+const (
+	DefaultMaxFileSize = 8 << 20
+	DefaultLoadTimeout = 60 * time.Second
+)
 
 // At reports the loop that encloses file:line. file is as the profile or
 // trace recorded it. The error wraps ErrNoSource when the file cannot be
 // found; other errors name the file and what is wrong with it.
 func (r *Resolver) At(file string, line int) (*Loop, error) {
-	return nil, ErrNoSource // replaced by the implementation
+	if line <= 0 {
+		return nil, fmt.Errorf("%s:%d: no such line", file, line)
+	}
+	path, err := r.resolve(file)
+	if err != nil {
+		return nil, err
+	}
+	fe, err := r.file(path)
+	if err != nil {
+		return nil, err
+	}
+	if line > fe.lines {
+		return nil, fmt.Errorf("%s:%d: the file has %d lines (is the source the one the binary was built from?)", path, line, fe.lines)
+	}
+	loop, err := fe.safeClassify(line)
+	if err != nil {
+		return nil, err
+	}
+	loop.Path = path
+	if loop.Kind != NotInLoop {
+		loop.Findings, loop.Typed = r.findings(fe, loop.Start, loop.End)
+	}
+	return loop, nil
+}
+
+// SpinLoop returns the innermost loop around the line that spins (the
+// loop itself or one of Outer), with its kind and lines; ok is false when
+// none does. A profile's hot line in the work done between yields belongs
+// to the spin that encloses it.
+func (l *Loop) SpinLoop() (kind Kind, start, end int, ok bool) {
+	if l.Kind.Spin() {
+		return l.Kind, l.Start, l.End, true
+	}
+	for i, k := range l.OuterKinds {
+		if k.Spin() && i < len(l.Outer) {
+			return k, l.Outer[i][0], l.Outer[i][1], true
+		}
+	}
+	return "", 0, 0, false
+}
+
+// safeClassify is classifyAt turned into an error if it panics: source
+// from anywhere is input, and a library does not crash on its input.
+func (fe *fileEntry) safeClassify(line int) (l *Loop, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			l, err = nil, fmt.Errorf("%s:%d: classifying the loop failed (a bug in inspect; please report it): %v", fe.path, line, p)
+		}
+	}()
+	return fe.classifyAt(line), nil
+}
+
+// Frame is one frame of a stack as a profile or trace recorded it.
+type Frame struct {
+	File string
+	Line int
+}
+
+// SpinIn reads a stack's frames, leaf first, and returns the loop of the
+// first frame that lies in a spinning loop (its own, or one of Outer) with
+// that frame's index: a hot line in a helper such as a ring buffer's
+// minGate, inlined into put's wait loop, is compute where it is and a spin
+// one frame up. When no frame spins it returns the first frame it could
+// read, with index -1. Frames whose source is missing are skipped; the
+// error is the first frame's when none could be read.
+func (r *Resolver) SpinIn(stack []Frame) (*Loop, int, error) {
+	var first *Loop
+	var firstErr error
+	for i, f := range stack {
+		l, err := r.At(f.File, f.Line)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if _, _, _, ok := l.SpinLoop(); ok {
+			return l, i, nil
+		}
+		if first == nil {
+			first = l
+		}
+	}
+	if first != nil {
+		return first, -1, nil
+	}
+	if firstErr == nil {
+		firstErr = fmt.Errorf("an empty stack: %w", ErrNoSource)
+	}
+	return nil, -1, firstErr
 }

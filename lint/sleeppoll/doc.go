@@ -18,15 +18,22 @@
 //	// RIGHT
 //	<-readyCh // closed by the goroutine that sets ready
 //
-// The analyzer reports a call of time.Sleep whose argument is a constant
-// (a literal, a named constant or a constant expression such as
-// time.Millisecond / 10) greater than 0 and shorter than 1ms, in a for
-// loop that waits for something: the loop has a condition, or an if in its
-// body leaves it. It stays silent for counted loops (for i := 0; i < n;
-// i++) and range loops, which pace work rather than poll; for sleeps with a
-// computed duration (backoff); when anything else in the loop body may
-// block (a channel operation, an unknown call), since the sleep is then
-// not what the loop waits on; for sleeps in a select's default, which
+// The analyzer reports a call of time.Sleep whose duration is greater than
+// 0 and shorter than 1ms: a constant (a literal, a named constant or a
+// constant expression such as time.Millisecond / 10), or an unexported
+// variable or field only ever given constants in the package (d := 100 *
+// time.Microsecond, a package-level var, a field set in a constructor's
+// literal), in a for loop that waits for something: the loop has a
+// condition, an if in its body leaves it, or the sleep runs only on some
+// iterations. When the sleep is in an if that ends with continue (the
+// worker that pops a queue and sleeps when it is empty), the idle path is
+// the body up to that if: the work after it does not count. It stays
+// silent for counted loops (for i := 0; i < n; i++) and range loops, which
+// pace work rather than poll; for endless loops that sleep on every
+// iteration; for sleeps with a computed duration (backoff); when anything
+// else on the idle path may block (a channel operation, a lock, a call
+// that may block or has no fact from lint/blocking), since the sleep is
+// then not what the loop waits on; for sleeps in a select's default, which
 // busyselect (SD101) reports; and for time.Sleep(0), which timerloop
 // (SD104) reports.
 package sleeppoll

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/blocking"
 	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
 	"github.com/schedoctor/schedoctor/lint/internal/astutil"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
@@ -24,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "sleeppoll",
 	Doc:        analysisutil.MustExtractDoc(doc, "sleeppoll"),
 	URL:        finding.DocsBase + rule + ".md",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, blocking.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
 }
@@ -36,16 +38,32 @@ func run(pass *analysis.Pass) (any, error) {
 	if !analysisutil.Imports(pass.Pkg, "time") {
 		return res, nil
 	}
-	analysisutil.Visit(pass, func(n *ast.CallExpr, stack []ast.Node) { check(pass, res, n, stack) })
+	c := checker{
+		pass:  pass,
+		res:   res,
+		facts: pass.ResultOf[blocking.Analyzer].(*blocking.Result),
+		consts: astutil.NewConsts(pass.TypesInfo, pass.Files, func(f *ast.File) bool {
+			return analysisutil.IsTestFile(pass, f.Pos())
+		}),
+	}
+	analysisutil.Visit(pass, c.check)
 	return res, nil
 }
 
-func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack []ast.Node) {
+type checker struct {
+	pass   *analysis.Pass
+	res    *evidence.Result
+	facts  *blocking.Result
+	consts *astutil.Consts
+}
+
+func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
+	pass := c.pass
 	info := pass.TypesInfo
 	if astutil.ClassifyCall(info, call) != astutil.Sleep || len(call.Args) != 1 {
 		return
 	}
-	d, ok := astutil.ConstDuration(info, call.Args[0])
+	d, via, ok := c.consts.Duration(info, call.Args[0])
 	if !ok || d <= 0 || d >= astutil.PollThreshold {
 		return
 	}
@@ -62,35 +80,114 @@ func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack 
 			return // a select's default: SD101
 		}
 	}
-	if f.Cond == nil && !astutil.Leaves(info, f.Body, loop, true) {
-		return // never ends: pacing, not waiting
+	// The idle path: what runs when there is nothing to do. When the
+	// sleep sits in an if that ends with continue (a worker that sleeps
+	// when its queue is empty), that is the body up to and including
+	// that if; otherwise the whole body.
+	path, guarded := idlePath(info, f.Body, stack[loop.Index:], loop)
+	conditional := guarded || inBranch(stack[loop.Index+1:])
+	if f.Cond == nil && !conditional && !astutil.Leaves(info, f.Body, loop, true) {
+		return // never ends and always sleeps: pacing, not waiting
 	}
-	if bodyMayBlock(info, f.Body, loop) {
+	eff, blocks := c.pathMayBlock(path, loop, call)
+	if blocks {
 		return
 	}
 	us := float64(d) / float64(time.Microsecond)
-	analysisutil.Report(pass, res, rule, call,
-		fmt.Sprintf("loop polls with a %v sleep, which wakes a thread every iteration; wait on a channel, sync.Cond or WaitGroup, or poll at 1ms or more", d),
-		[]finding.Evidence{
-			{Label: "sleep", Value: us, Unit: "µs"},
-			{Label: "threshold", Value: float64(astutil.PollThreshold / time.Microsecond), Unit: "µs"},
-			{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
-		})
+	held := ""
+	if via != "" {
+		held = " (held in " + via + ")"
+	}
+	ev := []finding.Evidence{
+		{Label: "sleep", Value: us, Unit: "µs"},
+		{Label: "threshold", Value: float64(astutil.PollThreshold / time.Microsecond), Unit: "µs"},
+		{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
+	}
+	if len(eff.NoBlocks) > 0 {
+		fn := eff.NoBlocks[0]
+		ev = append(ev,
+			finding.Evidence{Label: blocking.Describe(fn, c.facts.Of(fn)), Value: 1},
+			finding.Evidence{Label: "calls on the idle path that never block (per-function facts)", Value: float64(len(eff.NoBlocks))})
+	}
+	analysisutil.Report(pass, c.res, rule, call,
+		fmt.Sprintf("loop polls with a %v sleep%s, which wakes a thread every iteration; wait on a channel, sync.Cond or WaitGroup, or poll at 1ms or more", d, held),
+		ev)
 }
 
-// bodyMayBlock reports whether something in the loop's body, besides short
-// sleeps and the conditions of ifs that leave the loop (what the loop
-// polls), may block or do work the analysis does not know.
-func bodyMayBlock(info *types.Info, body *ast.BlockStmt, loop astutil.Loop) bool {
-	polled := map[ast.Node]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		if s, ok := n.(*ast.IfStmt); ok && astutil.Leaves(info, s.Body, loop, true) {
-			polled[s.Cond] = true
+// idlePath returns the statements of body that run on an iteration with
+// nothing to do, for a sleep whose enclosing nodes, from the loop down,
+// are stack. guarded is true when the sleep is inside an if, directly in
+// the body, whose branch ends with continue: the iteration then ends at
+// the sleep, and what follows the if (the work) is not on the idle path.
+func idlePath(info *types.Info, body *ast.BlockStmt, stack []ast.Node, loop astutil.Loop) (path []ast.Node, guarded bool) {
+	if len(stack) > 2 && stack[1] == body {
+		if ifs, ok := stack[2].(*ast.IfStmt); ok && len(stack) > 3 && stack[3] == ifs.Body && endsWithContinue(info, ifs.Body, loop) {
+			for _, s := range body.List {
+				if s == ifs {
+					break
+				}
+				path = append(path, s)
+			}
+			if ifs.Init != nil {
+				path = append(path, ifs.Init)
+			}
+			return append(path, ifs.Cond, ifs.Body), true
 		}
-		_, lit := n.(*ast.FuncLit)
-		return !lit
-	})
-	var eff astutil.Effects
-	eff.Scan(info, body, func(n ast.Node) bool { return polled[n] })
-	return eff.MayBlock
+	}
+	return []ast.Node{body}, false
+}
+
+// endsWithContinue reports whether b's last statement continues loop.
+func endsWithContinue(info *types.Info, b *ast.BlockStmt, loop astutil.Loop) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	br, ok := b.List[len(b.List)-1].(*ast.BranchStmt)
+	if !ok || br.Tok != token.CONTINUE {
+		return false
+	}
+	if br.Label == nil {
+		return true
+	}
+	l, _ := info.Uses[br.Label].(*types.Label)
+	return l != nil && l == loop.Label
+}
+
+// inBranch reports whether the sleep (the last of stack) runs only on
+// some iterations: an if or a switch case lies between it and the loop.
+func inBranch(stack []ast.Node) bool {
+	for _, n := range stack {
+		switch n.(type) {
+		case *ast.IfStmt, *ast.CaseClause:
+			return true
+		case *ast.FuncLit:
+			return false
+		}
+	}
+	return false
+}
+
+// pathMayBlock reports whether something on the path, besides short
+// sleeps (the one reported among them) and the conditions of ifs that leave the loop (what the loop
+// polls), may block or do work the analysis does not know. Calls of
+// functions that never block, by their facts, do not.
+func (c *checker) pathMayBlock(path []ast.Node, loop astutil.Loop, sleep *ast.CallExpr) (astutil.Effects, bool) {
+	info := c.pass.TypesInfo
+	polled := map[ast.Node]bool{}
+	for _, p := range path {
+		ast.Inspect(p, func(n ast.Node) bool {
+			if s, ok := n.(*ast.IfStmt); ok && astutil.Leaves(info, s.Body, loop, true) {
+				polled[s.Cond] = true
+			}
+			_, lit := n.(*ast.FuncLit)
+			return !lit
+		})
+	}
+	eff := astutil.Effects{Facts: c.facts}
+	for _, p := range path {
+		if p != nil {
+			eff.Scan(info, p, func(n ast.Node) bool { return polled[n] || n == sleep })
+		}
+	}
+	return eff, eff.MayBlock
 }

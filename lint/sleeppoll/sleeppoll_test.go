@@ -15,4 +15,6 @@ func Test(t *testing.T) {
 	linttest.WantEvidence(t, diags, "sleep", 100)     // const poll = clock.Millisecond / 10
 	linttest.WantEvidence(t, diags, "sleep", 999.999) // 999999ns
 	linttest.WantEvidence(t, diags, "threshold", 1000)
+	linttest.WantEvidence(t, diags, "sleep", 20) // worker.idle, set in newWorker
+	linttest.WantEvidence(t, diags, "queue.pop never blocks (per-function facts)", 1)
 }

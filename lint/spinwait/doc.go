@@ -21,15 +21,25 @@
 //
 // The analyzer reports a for loop (not a range loop, not a counted loop)
 // that waits, through its condition or an if that leaves it, on something
-// another goroutine can change (an atomic Load, a variable or field, len of
-// a channel, ctx.Err), or that calls runtime.Gosched, and whose every
-// statement only reads: comparisons, atomic loads, runtime.Gosched, a
-// counter increment, break, continue, return. It stays silent as soon as
-// the loop does anything else: an atomic Store, Add or CompareAndSwap (a
-// CAS retry loop makes progress), an assignment, any sleep (sleeppoll and
-// timerloop report those), a channel operation or select (busyselect), or
-// a call it does not know; for loops timed with time.Now or time.Since,
-// which burn CPU on purpose; for an empty for {}; for loops on
-// runtime.NumGoroutine (goroutinethrottle); and in _test.go files, where
-// spinning goroutines are how scheduler behaviour is exercised.
+// another goroutine can change (an atomic Load, of sync/atomic or of a
+// package whose path ends in /atomic such as go.uber.org/atomic; a
+// variable or field; len of a channel; ctx.Err; Mutex.TryLock; a helper
+// that never blocks and polls shared state, by its lint/blocking facts),
+// or that calls runtime.Gosched, and whose every statement only reads:
+// comparisons, atomic loads, re-reading a value into a variable (gate =
+// upstream.Load()), runtime.Gosched, a counter increment, break,
+// continue, return. An atomic write or CAS behind a condition (claim the
+// slot only when the reader has made room) does not make the loop honest.
+// It also reports for {} and for true {}, with the fix select {}.
+//
+// It stays silent when an atomic write or CAS runs on every iteration
+// (retry until my CAS wins: each failure means another goroutine won; a
+// CAS spinlock is such a loop), when an assignment advances (l = l.next),
+// when a helper is called for its effect (work), for any sleep (sleeppoll
+// and timerloop report those), a channel operation or select
+// (busyselect), or a call it does not know; for loops timed with time.Now
+// or time.Since, which burn CPU on purpose; for loops on
+// runtime.NumGoroutine (goroutinethrottle); for a counter that decides
+// when the loop ends; and in _test.go files, where spinning goroutines are
+// how scheduler behaviour is exercised.
 package spinwait

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/inspect"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/blocking"
 	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
 	"github.com/schedoctor/schedoctor/lint/internal/astutil"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
@@ -24,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "spinwait",
 	Doc:        analysisutil.MustExtractDoc(doc, "spinwait"),
 	URL:        finding.DocsBase + rule + ".md",
-	Requires:   []*analysis.Analyzer{inspect.Analyzer},
+	Requires:   []*analysis.Analyzer{inspect.Analyzer, blocking.Analyzer},
 	ResultType: evidence.ResultType,
 	Run:        run,
 }
@@ -33,30 +35,37 @@ const rule = "SD106"
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
-	analysisutil.Visit(pass, func(n *ast.ForStmt, stack []ast.Node) { check(pass, res, n, stack) })
+	facts := pass.ResultOf[blocking.Analyzer].(*blocking.Result)
+	analysisutil.Visit(pass, func(n *ast.ForStmt, stack []ast.Node) { check(pass, res, facts, n, stack) })
 	return res, nil
 }
 
-func check(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, stack []ast.Node) {
+func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f *ast.ForStmt, stack []ast.Node) {
 	info := pass.TypesInfo
+	if isEmptyForever(info, f) {
+		reportEmpty(pass, res, f)
+		return
+	}
 	if astutil.IsCounted(info, f) {
 		return
 	}
 	loop := astutil.LoopAt(info, stack, len(stack)-1)
-	s := spin{info: info, loop: loop, incs: map[types.Object]int{}}
+	s := spin{info: info, facts: facts, loop: loop, incs: map[types.Object]int{}, alias: map[types.Object]ast.Expr{}, bounds: map[types.Object]bool{}}
 	if f.Cond != nil {
 		s.waits(f.Cond)
+		s.bound(f.Cond)
 	}
 	if f.Post != nil {
 		s.stmt(f.Post)
 	}
 	s.stmt(f.Body)
-	if s.bad || (!s.shared && s.yields == 0) {
+	if s.bad || s.progress || (!s.shared && s.yields == 0) {
 		return
 	}
-	// A counter that the loop also reads is a bound, not a tally.
-	for obj, n := range s.incs {
-		if countUses(info, f, obj) > n {
+	// A counter that decides when the loop ends is a bound, not a tally
+	// (one that only paces the yields, spins%100 == 0, is a tally).
+	for obj := range s.incs {
+		if s.bounds[obj] {
 			return
 		}
 	}
@@ -68,45 +77,148 @@ func check(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, stack []as
 	if f.Cond != nil {
 		what = "while " + types.ExprString(f.Cond)
 	}
+	ev := []finding.Evidence{
+		{Label: "runtime.Gosched calls per iteration", Value: float64(s.yields)},
+		{Label: "blocking operations in the loop", Value: 0},
+		{Label: "statements in the loop body", Value: float64(len(f.Body.List))},
+	}
+	if s.guardedWrites > 0 {
+		ev = append(ev, finding.Evidence{Label: "atomic writes only behind a wait condition", Value: float64(s.guardedWrites)})
+	}
+	if s.helper != nil {
+		ev = append(ev, finding.Evidence{Label: blocking.Describe(s.helper, facts.Of(s.helper)), Value: 1})
+	}
 	analysisutil.Report(pass, res, rule, f,
-		fmt.Sprintf("loop spins %s, holding a core%s; block on a channel, sync.Cond or WaitGroup instead", what, note),
+		fmt.Sprintf("loop spins %s, holding a core%s; block on a channel, sync.Cond or WaitGroup instead", what, note), ev)
+}
+
+// isEmptyForever reports for {} and for true {}: a loop with nothing in it
+// that never ends.
+func isEmptyForever(info *types.Info, f *ast.ForStmt) bool {
+	if f.Init != nil || f.Post != nil || len(f.Body.List) > 0 {
+		return false
+	}
+	if f.Cond == nil {
+		return true
+	}
+	tv, ok := info.Types[f.Cond]
+	return ok && tv.Value != nil && tv.Value.Kind() == constant.Bool && constant.BoolVal(tv.Value)
+}
+
+// reportEmpty reports an empty endless loop, with the fix select {},
+// which blocks forever without a core (and lets the runtime see a
+// deadlock when nothing else can run).
+func reportEmpty(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt) {
+	comments := false
+	for _, file := range pass.Files {
+		if file.FileStart <= f.Pos() && f.End() <= file.FileEnd {
+			for _, cg := range file.Comments {
+				if f.Pos() <= cg.Pos() && cg.End() <= f.End() {
+					comments = true
+				}
+			}
+		}
+	}
+	var fixes []analysis.SuggestedFix
+	if !comments { // a rewrite would drop them
+		fixes = []analysis.SuggestedFix{{
+			Message:   "use select {} to block forever",
+			TextEdits: []analysis.TextEdit{{Pos: f.Pos(), End: f.End(), NewText: []byte("select {}")}},
+		}}
+	}
+	analysisutil.Report(pass, res, rule, f,
+		"empty loop spins a core forever; use select {} to block forever, or block on what the loop waits for",
 		[]finding.Evidence{
-			{Label: "runtime.Gosched calls per iteration", Value: float64(s.yields)},
+			{Label: "statements in the loop body", Value: 0},
 			{Label: "blocking operations in the loop", Value: 0},
-			{Label: "statements in the loop body", Value: float64(len(f.Body.List))},
-		})
+			{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
+		}, fixes...)
 }
 
 // spin walks a loop and decides whether it only reads and yields.
 type spin struct {
-	info   *types.Info
-	loop   astutil.Loop
-	bad    bool                 // does something besides reading and yielding
-	shared bool                 // waits on state another goroutine can change
-	yields int                  // runtime.Gosched calls
-	incs   map[types.Object]int // counters incremented, with how many times
+	info     *types.Info
+	facts    *blocking.Result
+	loop     astutil.Loop
+	bad      bool                 // does something besides reading and yielding
+	progress bool                 // writes on every iteration: a retry loop, not a wait
+	shared   bool                 // waits on state another goroutine can change
+	yields   int                  // runtime.Gosched calls
+	incs     map[types.Object]int // counters incremented, with how many times
+	// alias holds the value a variable was last given in the loop
+	// (gate = upstream.Load()): reading it reads that value.
+	alias map[types.Object]ast.Expr
+	// depth counts the ifs and switch cases around the statement being
+	// walked: a write at depth 0 runs on every iteration.
+	depth         int
+	guardedWrites int // atomic writes behind a condition
+	// skips is set once a conditional continue has been walked: the
+	// statements after it do not run on every iteration.
+	skips bool
+	// bounds are the variables read by the conditions that end the
+	// loop: its own, and those of ifs whose branch always leaves.
+	bounds map[types.Object]bool
+	helper *types.Func // a never-blocking helper the loop waits on
 }
 
 // waits checks a condition the loop waits on, and notes whether it reads
 // shared state.
 func (s *spin) waits(cond ast.Expr) {
 	s.expr(cond)
-	ast.Inspect(cond, func(n ast.Node) bool {
+	if s.readsShared(cond, 0) {
+		s.shared = true
+	}
+}
+
+// readsShared reports whether evaluating e reads state that another
+// goroutine can change.
+func (s *spin) readsShared(e ast.Expr, depth int) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if astutil.ClassifyCall(s.info, n) == astutil.Read && !isTimeOrCount(s.info, n) {
-				s.shared = true
+			switch astutil.ClassifyCallFacts(s.info, n, s.facts) {
+			case astutil.Read:
+				if !isTimeOrCount(s.info, n) {
+					found = true
+				}
+			case astutil.Write:
+				found = found || isTryLock(s.info, n)
+			case astutil.NoBlock:
+				fn := analysisutil.Callee(s.info, n)
+				if s.facts.Of(fn).Polls {
+					found = true
+					if s.helper == nil && !astutil.IsAtomicLike(fn) {
+						s.helper = fn
+					}
+				}
 			}
 		case *ast.Ident:
-			if v, ok := s.info.Uses[n].(*types.Var); ok && !declaredIn(v, s.loop.Stmt) {
-				s.shared = true
+			if v, ok := s.info.Uses[n].(*types.Var); ok {
+				if rhs, ok := s.alias[v]; ok {
+					if depth < 4 && s.readsShared(rhs, depth+1) {
+						found = true
+					}
+				} else if !declaredIn(v, s.loop.Stmt) {
+					found = true
+				}
 			}
 		}
-		return true
+		return !found
+	})
+	return found
+}
+
+// bound notes the variables a condition that ends the loop reads.
+func (s *spin) bound(cond ast.Expr) {
+	astutil.Uses(s.info, cond, func(o types.Object) bool {
+		s.bounds[o] = true
+		return false
 	})
 }
 
-// expr checks that evaluating e only reads.
+// expr checks that evaluating e only reads: calls that read, yield, write
+// an atomic (noted), or never block by their facts.
 func (s *spin) expr(e ast.Expr) {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -117,19 +229,38 @@ func (s *spin) expr(e ast.Expr) {
 				s.bad = true
 			}
 		case *ast.CallExpr:
-			switch astutil.ClassifyCall(s.info, n) {
+			switch astutil.ClassifyCallFacts(s.info, n, s.facts) {
 			case astutil.Read:
 				if isTimeOrCount(s.info, n) {
 					s.bad = true
 				}
 			case astutil.Yield:
 				s.yields++
+			case astutil.Write:
+				s.write(n)
+			case astutil.NoBlock:
+				// A helper that never blocks, read for its value.
 			default:
 				s.bad = true
 			}
 		}
 		return !s.bad
 	})
+}
+
+// write notes an atomic write (or a TryLock). One that runs on every
+// iteration makes progress: a CAS retry loop fails only when another
+// goroutine's CAS won. One behind a condition means the loop has an
+// iteration that writes nothing and waits for another goroutine.
+func (s *spin) write(call *ast.CallExpr) {
+	switch {
+	case isTryLock(s.info, call):
+		// A TryLock spin waits for the holder to unlock.
+	case s.depth == 0 && !s.skips:
+		s.progress = true
+	default:
+		s.guardedWrites++
+	}
 }
 
 // stmt checks that running st only reads, yields, counts or leaves.
@@ -144,7 +275,14 @@ func (s *spin) stmt(st ast.Stmt) {
 		}
 	case *ast.EmptyStmt:
 	case *ast.ExprStmt:
+		call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+		if ok && astutil.ClassifyCallFacts(s.info, call, s.facts) == astutil.NoBlock {
+			s.bad = true // a helper run for its effect: work, not a wait
+			return
+		}
 		s.expr(st.X)
+	case *ast.AssignStmt:
+		s.assign(st)
 	case *ast.IncDecStmt:
 		id, ok := ast.Unparen(st.X).(*ast.Ident)
 		obj := s.info.Uses[id]
@@ -155,18 +293,26 @@ func (s *spin) stmt(st ast.Stmt) {
 		s.incs[obj]++
 	case *ast.IfStmt:
 		if st.Init != nil {
-			s.bad = true
-			return
+			s.stmt(st.Init)
 		}
 		if astutil.Leaves(s.info, st.Body, s.loop, true) {
 			s.waits(st.Cond)
 		} else {
 			s.expr(st.Cond)
 		}
-		s.stmt(st.Body)
+		s.depth++
+		// A branch that always leaves runs once, at the end of the
+		// wait: what it does (claim the slot, return the value) is not
+		// part of the spin.
+		if astutil.AlwaysLeaves(s.info, st.Body.List, s.loop, true) {
+			s.bound(st.Cond)
+		} else {
+			s.stmt(st.Body)
+		}
 		if st.Else != nil {
 			s.stmt(st.Else)
 		}
+		s.depth--
 	case *ast.SwitchStmt:
 		if st.Init != nil {
 			s.bad = true
@@ -184,13 +330,18 @@ func (s *spin) stmt(st ast.Stmt) {
 			for _, e := range c.List {
 				check(e)
 			}
+			s.depth++
 			for _, x := range c.Body {
 				s.stmt(x)
 			}
+			s.depth--
 		}
 	case *ast.BranchStmt:
-		if st.Tok == token.GOTO || st.Tok == token.FALLTHROUGH {
+		switch {
+		case st.Tok == token.GOTO || st.Tok == token.FALLTHROUGH:
 			s.bad = true
+		case st.Tok == token.CONTINUE && s.depth > 0:
+			s.skips = true
 		}
 	case *ast.ReturnStmt:
 		for _, r := range st.Results {
@@ -199,6 +350,63 @@ func (s *spin) stmt(st ast.Stmt) {
 	default:
 		s.bad = true
 	}
+}
+
+// assign accepts x = e and x := e where x is a plain variable and e only
+// reads without reading x itself: the loop re-reads a value (gate =
+// upstream.Load()) and does not advance (l = l.next, i = i + 1). The
+// variable then stands for e in the conditions that follow.
+func (s *spin) assign(st *ast.AssignStmt) {
+	if st.Tok != token.ASSIGN && st.Tok != token.DEFINE {
+		s.bad = true
+		return
+	}
+	var objs []*types.Var
+	for _, l := range st.Lhs {
+		id, ok := ast.Unparen(l).(*ast.Ident)
+		if !ok {
+			s.bad = true // a field, an element: state the loop changes
+			return
+		}
+		if id.Name == "_" {
+			continue
+		}
+		v, ok := s.info.ObjectOf(id).(*types.Var)
+		if !ok {
+			s.bad = true
+			return
+		}
+		objs = append(objs, v)
+	}
+	for _, r := range st.Rhs {
+		if astutil.Uses(s.info, r, func(o types.Object) bool {
+			for _, v := range objs {
+				if o == v {
+					return true
+				}
+			}
+			return false
+		}) {
+			s.bad = true // advances: the next value depends on this one
+			return
+		}
+		s.expr(r)
+	}
+	for i, v := range objs {
+		switch {
+		case len(st.Rhs) == len(st.Lhs):
+			s.alias[v] = st.Rhs[i]
+		case len(st.Rhs) == 1:
+			s.alias[v] = st.Rhs[0] // v, ok := f()
+		}
+	}
+}
+
+// isTryLock reports a call of Mutex.TryLock or RWMutex.TryLock/TryRLock.
+func isTryLock(info *types.Info, call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(info, call)
+	return analysisutil.IsMethod(fn, "sync", "Mutex", "TryLock") ||
+		analysisutil.IsMethod(fn, "sync", "RWMutex", "TryLock", "TryRLock")
 }
 
 // isTimeOrCount reports reads that make a loop something other than a
@@ -215,16 +423,4 @@ func isTimeOrCount(info *types.Info, call *ast.CallExpr) bool {
 // of each iteration, which no other goroutine sets.
 func declaredIn(v *types.Var, node ast.Node) bool {
 	return node.Pos() <= v.Pos() && v.Pos() < node.End()
-}
-
-// countUses counts the references to obj in n.
-func countUses(info *types.Info, n ast.Node, obj types.Object) int {
-	c := 0
-	ast.Inspect(n, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == obj {
-			c++
-		}
-		return true
-	})
-	return c
 }

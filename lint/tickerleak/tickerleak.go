@@ -4,8 +4,10 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"go/version"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,29 +48,89 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	minor := 0
 	fmt.Sscanf(strings.TrimPrefix(goVersion, "go1."), "%d", &minor)
+	c := &checker{
+		pass:   pass,
+		res:    res,
+		lang:   strings.TrimPrefix(goVersion, "go"),
+		minor:  float64(minor),
+		values: analysisutil.NewValues(pass.TypesInfo, nonTestFiles(pass)...),
+	}
 	ins := pass.ResultOf[inspect.Analyzer].(*inspector.Inspector)
 	ins.WithStack([]ast.Node{(*ast.CallExpr)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
 		call := n.(*ast.CallExpr)
 		fn := analysisutil.Callee(pass.TypesInfo, call)
-		if !push || !analysisutil.IsFunc(fn, "time", "NewTicker", "Tick") || len(call.Args) != 1 || analysisutil.IsTestFile(pass, call.Pos()) {
+		if !push || !analysisutil.IsFunc(fn, "time", "NewTicker", "Tick", "NewTimer") || len(call.Args) != 1 || analysisutil.IsTestFile(pass, call.Pos()) {
 			return true
 		}
-		ev := []finding.Evidence{{Label: "module go line, minor version", Value: float64(minor)}}
-		if d, ok := astutil.ConstDuration(pass.TypesInfo, call.Args[0]); ok {
-			ev = append(ev, finding.Evidence{Label: "period", Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
-		}
-		lang := strings.TrimPrefix(goVersion, "go")
-		switch {
-		case fn.Name() == "NewTicker" && neverStopped(pass.TypesInfo, call, stack):
-			analysisutil.Report(pass, res, rule, call,
-				fmt.Sprintf("ticker is never stopped, and under the module's go %s line never collected; defer its Stop or move the module to go 1.23", lang), ev)
-		case fn.Name() == "Tick" && tickLeaks(pass, stack):
-			analysisutil.Report(pass, res, rule, call,
-				fmt.Sprintf("time.Tick's ticker cannot be stopped, and under the module's go %s line is never collected after this function returns; use time.NewTicker with defer Stop, or move the module to go 1.23", lang), ev)
-		}
+		c.check(call, fn.Name(), stack)
 		return true
 	})
 	return res, nil
+}
+
+type checker struct {
+	pass   *analysis.Pass
+	res    *evidence.Result
+	lang   string  // the module's go line, "1.22"
+	minor  float64 // its minor version, for the evidence
+	values *analysisutil.Values
+}
+
+func nonTestFiles(pass *analysis.Pass) []ast.Node {
+	var files []ast.Node
+	for _, f := range pass.Files {
+		if !analysisutil.IsTestFile(pass, f.Pos()) {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+func (c *checker) check(call *ast.CallExpr, name string, stack []ast.Node) {
+	info := c.pass.TypesInfo
+	ev := []finding.Evidence{{Label: "module go line, minor version", Value: c.minor}}
+	d, known := astutil.ConstDuration(info, call.Args[0])
+	if known {
+		label := "period"
+		if name == "NewTimer" {
+			label = "timeout"
+		}
+		ev = append(ev, finding.Evidence{Label: label, Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
+	}
+	switch name {
+	case "NewTicker":
+		if neverStopped(info, c.values, call, stack) {
+			analysisutil.Report(c.pass, c.res, rule, call,
+				fmt.Sprintf("ticker is never stopped, and under the module's go %s line never collected; defer its Stop or move the module to go 1.23", c.lang), ev)
+			return
+		}
+		if field, closer := c.fieldNeverStopped(call, stack); field != nil {
+			ev = append(ev, finding.Evidence{Label: closer.Name() + " method at line", Value: analysisutil.Line(c.pass, closer.Pos())})
+			owner := recvName(closer)
+			analysisutil.Report(c.pass, c.res, rule, call,
+				fmt.Sprintf("ticker kept in field %s.%s is never stopped, not even by %s.%s, and under the module's go %s line never collected; stop it in %s",
+					owner, field.Name(), owner, closer.Name(), c.lang, closer.Name()), ev)
+		}
+	case "Tick":
+		if tickLeaks(c.pass, c.values, call, stack) {
+			analysisutil.Report(c.pass, c.res, rule, call,
+				fmt.Sprintf("time.Tick's ticker cannot be stopped, and under the module's go %s line is never collected after this function returns; use time.NewTicker with defer Stop, or move the module to go 1.23", c.lang), ev)
+		}
+	case "NewTimer":
+		if known && d < time.Second {
+			return // leaves the heap within a second whatever happens
+		}
+		if ret := c.timerUnstopped(call, stack); ret.IsValid() {
+			ev = append(ev, finding.Evidence{Label: "return without Stop at line", Value: analysisutil.Line(c.pass, ret)})
+			wait := "until it fires"
+			if known {
+				wait = fmt.Sprintf("for %v, until it fires", d)
+			}
+			analysisutil.Report(c.pass, c.res, rule, call,
+				fmt.Sprintf("timer is not stopped when the function returns at line %d before it fires; under the module's go %s line it stays on the timer heap %s; defer its Stop",
+					int(analysisutil.Line(c.pass, ret)), c.lang, wait), ev)
+		}
+	}
 }
 
 // moduleGoVersion returns the package module's go line as "go1.N[.M]", or
@@ -93,7 +155,7 @@ func moduleGoVersion(pass *analysis.Pass) string {
 // whose every use reads C or calls Reset. Any other use (Stop, return,
 // argument, assignment, a struct field) lets it escape or be stopped; a
 // function that never returns keeps it for the life of the program.
-func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
+func neverStopped(info *types.Info, values *analysisutil.Values, call *ast.CallExpr, stack []ast.Node) bool {
 	var id *ast.Ident
 	switch p := stack[len(stack)-2].(type) {
 	case *ast.SelectorExpr:
@@ -112,7 +174,7 @@ func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
 	}
 	v, _ := info.ObjectOf(id).(*types.Var)
 	body := astutil.EnclosingFunc(stack)
-	if v == nil || body == nil || v.Parent() == v.Pkg().Scope() || endless(info, body) {
+	if v == nil || body == nil || v.Parent() == v.Pkg().Scope() || endless(info, values, body, call.Pos()) {
 		return false // an endless function needs its ticker for life
 	}
 	parents := astutil.Parents(body)
@@ -131,38 +193,333 @@ func neverStopped(info *types.Info, call *ast.CallExpr, stack []ast.Node) bool {
 	return !stopped
 }
 
+// closerNames are the methods that end an object's life: a ticker the
+// object keeps must be stopped by one of them (or by any other method).
+var closerNames = []string{"close", "stop", "shutdown"}
+
+// fieldNeverStopped handles a ticker stored in an unexported struct field
+// (s.t = time.NewTicker(d), or &server{t: time.NewTicker(d)}) of a type
+// that has a Close, Stop or Shutdown method: when no code of the package
+// stops the field's ticker and the ticker never leaves the field, it
+// returns the field and that method. A type without such a method may
+// live as long as the program, and is not reported.
+func (c *checker) fieldNeverStopped(call *ast.CallExpr, stack []ast.Node) (*types.Var, *types.Func) {
+	info := c.pass.TypesInfo
+	var field *types.Var
+	var owner types.Type
+	switch p := stack[len(stack)-2].(type) {
+	case *ast.AssignStmt:
+		if len(p.Lhs) != 1 || len(p.Rhs) != 1 {
+			return nil, nil
+		}
+		sel, ok := ast.Unparen(p.Lhs[0]).(*ast.SelectorExpr)
+		if !ok {
+			return nil, nil
+		}
+		s, ok := info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal {
+			return nil, nil
+		}
+		field, owner = s.Obj().(*types.Var), s.Recv()
+	case *ast.KeyValueExpr:
+		lit, ok := stack[len(stack)-3].(*ast.CompositeLit)
+		id, isID := p.Key.(*ast.Ident)
+		if !ok || !isID {
+			return nil, nil
+		}
+		field, _ = info.Uses[id].(*types.Var)
+		owner = info.TypeOf(lit)
+	}
+	if field == nil || !field.IsField() || field.Exported() || owner == nil {
+		return nil, nil
+	}
+	if ptr, ok := owner.Underlying().(*types.Pointer); ok {
+		owner = ptr.Elem()
+	}
+	named, ok := types.Unalias(owner).(*types.Named)
+	if !ok {
+		return nil, nil
+	}
+	var closer *types.Func
+	for m := range named.Methods() {
+		if slices.ContainsFunc(closerNames, func(n string) bool { return strings.EqualFold(m.Name(), n) }) {
+			closer = m
+			break
+		}
+	}
+	if closer == nil || c.fieldStoppedOrEscapes(field) {
+		return nil, nil
+	}
+	return field, closer
+}
+
+// fieldStoppedOrEscapes reports whether some code of the package (outside
+// _test.go files) calls Stop on the field's ticker, or uses the field for
+// anything but reading C, calling Reset, comparing it with nil or
+// assigning it: the ticker may then be stopped elsewhere.
+func (c *checker) fieldStoppedOrEscapes(field *types.Var) bool {
+	for _, f := range c.pass.Files {
+		if analysisutil.IsTestFile(c.pass, f.Pos()) {
+			continue
+		}
+		var parents map[ast.Node]ast.Node
+		found := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if found || !ok {
+				return !found
+			}
+			s, ok := c.pass.TypesInfo.Selections[sel]
+			if !ok || s.Obj() != field {
+				return true
+			}
+			if parents == nil {
+				parents = astutil.Parents(f)
+			}
+			switch p := parents[sel].(type) {
+			case *ast.SelectorExpr:
+				found = p.Sel.Name != "C" && p.Sel.Name != "Reset" // Stop, or a method value
+			case *ast.AssignStmt:
+				found = !slices.Contains(p.Lhs, ast.Expr(sel))
+			case *ast.BinaryExpr:
+				found = p.Op != token.EQL && p.Op != token.NEQ
+			default:
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// recvName is the name of the type a method is declared on.
+func recvName(m *types.Func) string {
+	sig, ok := m.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return "?"
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		return n.Obj().Name()
+	}
+	return "?"
+}
+
+// timerUnstopped handles t := time.NewTimer(d) used as a timeout: t.C is
+// received in a select with other cases, so the function can go on and
+// return before the timer fires. It returns the position of the first
+// return (or the end of the function) that no t.Stop() precedes and that
+// is not reached through the t.C case; NoPos when every exit stops the
+// timer, when a defer does, or when the timer escapes (returned, passed,
+// stored, used in a closure).
+func (c *checker) timerUnstopped(call *ast.CallExpr, stack []ast.Node) token.Pos {
+	info := c.pass.TypesInfo
+	as, ok := stack[len(stack)-2].(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return token.NoPos
+	}
+	v := analysisutil.Target(info, as.Lhs[0])
+	body := astutil.EnclosingFunc(stack)
+	if v == nil || !analysisutil.Local(v) || body == nil || endless(info, c.values, body, call.Pos()) {
+		return token.NoPos
+	}
+	parents := astutil.Parents(body)
+	isStop := func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Stop" {
+			return false
+		}
+		id, ok := ast.Unparen(sel.X).(*ast.Ident)
+		return ok && info.Uses[id] == v
+	}
+	escapes, timeout := false, false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if escapes {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			// A closure (deferred, or run later) that touches the
+			// timer may stop it: leave it be.
+			escapes = astutil.Uses(info, n, func(o types.Object) bool { return o == v })
+			return false
+		case *ast.DeferStmt:
+			escapes = isStop(n.Call)
+		case *ast.Ident:
+			if info.Uses[n] != v {
+				break
+			}
+			sel, ok := parents[n].(*ast.SelectorExpr)
+			if _, isAssign := parents[n].(*ast.AssignStmt); isAssign {
+				break // t = time.NewTimer(d) again
+			}
+			escapes = !ok || (sel.Sel.Name != "C" && sel.Sel.Name != "Reset" && sel.Sel.Name != "Stop")
+		case *ast.SelectStmt:
+			if len(n.Body.List) > 1 {
+				for _, cl := range n.Body.List {
+					if receivesC(info, cl.(*ast.CommClause).Comm, v) {
+						timeout = true
+					}
+				}
+			}
+		}
+		return !escapes
+	})
+	if escapes || !timeout {
+		return token.NoPos
+	}
+	// stopsOrFires reports whether running n calls t.Stop() or waits for
+	// t.C; a select's case that receives t.C is only one way out of it,
+	// not a wait.
+	var stopsOrFires func(n ast.Node) bool
+	stopsOrFires = func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CommClause:
+				for _, s := range n.Body {
+					found = found || stopsOrFires(s)
+				}
+				return false
+			case *ast.ExprStmt:
+				found = found || receivesC(info, n, v)
+			}
+			found = found || isStop(n)
+			return !found
+		})
+		return found
+	}
+	// covered reports whether a Stop, or a receive from t.C (the timer has
+	// fired), runs on the way to the exit n.
+	covered := func(n ast.Node) bool {
+		for child, p := n, parents[n]; p != nil; child, p = p, parents[p] {
+			var list []ast.Stmt
+			switch p := p.(type) {
+			case *ast.CommClause:
+				if receivesC(info, p.Comm, v) {
+					return true
+				}
+				list = p.Body
+			case *ast.BlockStmt:
+				list = p.List
+			case *ast.CaseClause:
+				list = p.Body
+			}
+			for _, s := range list {
+				if s == child {
+					break
+				}
+				if s.End() <= call.Pos() {
+					continue // before the timer is made
+				}
+				if stopsOrFires(s) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	first := token.NoPos
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok || first.IsValid() {
+			return false
+		}
+		if r, ok := n.(*ast.ReturnStmt); ok && r.Pos() > call.Pos() && !covered(r) {
+			first = r.Pos()
+		}
+		return true
+	})
+	if first.IsValid() || len(body.List) == 0 {
+		return first
+	}
+	// The end of the function, when it can be reached.
+	switch last := body.List[len(body.List)-1].(type) {
+	case *ast.ReturnStmt:
+		return token.NoPos
+	case *ast.ForStmt:
+		if last.Cond == nil {
+			return token.NoPos // left by its returns, checked above
+		}
+	}
+	end := &ast.EmptyStmt{Semicolon: body.Rbrace, Implicit: true}
+	parents[end] = body
+	if covered(end) {
+		return token.NoPos
+	}
+	return body.Rbrace
+}
+
+// receivesC reports whether the statement receives from v.C.
+func receivesC(info *types.Info, comm ast.Stmt, v types.Object) bool {
+	var x ast.Expr
+	switch s := comm.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			x = s.Rhs[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	sel, ok := ast.Unparen(u.X).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "C" {
+		return false
+	}
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	return ok && info.Uses[id] == v
+}
+
 // tickLeaks reports whether a time.Tick in the function at the top of
 // stack can outlive it: not in main or init, not in a function that ends
 // in a loop it never leaves.
-func tickLeaks(pass *analysis.Pass, stack []ast.Node) bool {
+func tickLeaks(pass *analysis.Pass, values *analysisutil.Values, call *ast.CallExpr, stack []ast.Node) bool {
 	for i := len(stack) - 1; i >= 0; i-- {
 		switch f := stack[i].(type) {
 		case *ast.FuncDecl:
 			if f.Recv == nil && (f.Name.Name == "init" || f.Name.Name == "main" && pass.Pkg.Name() == "main") {
 				return false
 			}
-			return !endless(pass.TypesInfo, f.Body)
+			return !endless(pass.TypesInfo, values, f.Body, call.Pos())
 		case *ast.FuncLit:
-			return !endless(pass.TypesInfo, f.Body)
+			return !endless(pass.TypesInfo, values, f.Body, call.Pos())
 		}
 	}
 	return false // a package-level initializer runs once
 }
 
-// endless reports whether a function body never returns: it holds no
-// return statement and ends in a for loop without condition, or a range
-// over a channel (a ticker's never closes), that nothing leaves.
-func endless(info *types.Info, body *ast.BlockStmt) bool {
+// endless reports whether a function body never returns once the ticker
+// made at from exists: it holds no return statement after from (a return
+// before it, such as "if !enabled { return }", leaves before the ticker
+// is made) and ends in a for loop without condition, or a range
+// over a ticker's channel (the only channel sure never to be closed), that
+// nothing leaves. A range over any other channel ends when the channel is
+// closed, and the function returns.
+func endless(info *types.Info, values *analysisutil.Values, body *ast.BlockStmt, from token.Pos) bool {
 	if body == nil || len(body.List) == 0 {
 		return false
 	}
 	returns := false
 	ast.Inspect(body, func(n ast.Node) bool {
-		switch n.(type) {
+		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			returns = true
+			returns = n.Pos() > from
 		}
 		return !returns
 	})
@@ -181,15 +538,42 @@ func endless(info *types.Info, body *ast.BlockStmt) bool {
 			return false
 		}
 	case *ast.RangeStmt:
-		t := info.TypeOf(s.X)
-		if t == nil {
-			return false
-		}
-		if _, ok := t.Underlying().(*types.Chan); !ok {
-			return false // a slice, a map or a number runs out
+		if !tickerChan(info, values, s.X, 0) {
+			return false // a slice, a map, a number or a closable channel runs out
 		}
 	default:
 		return false
 	}
 	return !astutil.Leaves(info, loop.Body(), loop, true)
+}
+
+// tickerChan reports whether e is a ticker's channel: time.Tick(d), t.C of
+// a *time.Ticker, or a local variable whose one value is such a channel.
+func tickerChan(info *types.Info, values *analysisutil.Values, e ast.Expr, depth int) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		return analysisutil.IsFunc(analysisutil.Callee(info, e), "time", "Tick")
+	case *ast.SelectorExpr:
+		if e.Sel.Name != "C" {
+			return false
+		}
+		t := info.TypeOf(e.X)
+		if t == nil {
+			return false
+		}
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		n, ok := types.Unalias(t).(*types.Named)
+		return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Ticker"
+	case *ast.Ident:
+		obj := info.Uses[e]
+		if depth > 3 || obj == nil || !analysisutil.Local(obj) {
+			return false
+		}
+		if v := values.Only(obj); v != nil {
+			return tickerChan(info, values, v, depth+1)
+		}
+	}
+	return false
 }

@@ -34,21 +34,41 @@
 //		t.Reset(time.Second)
 //	}
 //
-// The analyzer reports, inside a for or range loop of the same function
-// (not in a function literal started there):
+// The analyzer reports, inside an unbounded loop of the same function
+// (for {}, for cond {} that is not a counted loop, a range over a channel
+// or a function; not in a function literal started there):
 //
-//   - time.After(d) received from in a select case, when another case of
-//     that select can let the loop go on (so the timer is dropped);
-//   - t := time.NewTimer(d) whose t.C is received from in such a select in
-//     the same loop;
-//   - every time.Tick, which starts a ticker that is never stopped;
-//   - time.After(d) and time.Sleep(d) with a constant d of 0 or less.
+//   - a timer's channel received in a select case when another case of
+//     that select can let the loop go on (so the timer is dropped): written
+//     inline (case <-time.After(d), case <-time.NewTimer(d).C), made by a
+//     function of the package that returns time.After(...) or
+//     time.NewTimer(...).C (case <-randomTimeout(d)), or kept in a
+//     variable by a statement of the loop's body (timeout :=
+//     time.After(d), t := time.NewTimer(d) then case <-t.C);
 //
-// It stays silent for a timer made once before the loop and Reset in it,
-// for a select whose other cases all leave the loop (a wait with a timeout,
-// or the sleep-or-cancel idiom of a retry loop), for time.After in a
-// select outside any loop, and for sleeps of zero in a select's default,
-// which busyselect (SD101) reports.
+// and, in any loop, every time.Tick, which starts a ticker that is never
+// stopped; and anywhere, time.Sleep(d) and <-time.After(d) with a constant
+// d of 0 or less, used as a yield (in a loop, or in a helper a loop calls).
+//
+// A case "lets the loop go on" when it continues it, or neither leaves the
+// loop (return, break, a call that never returns, an if/else or switch
+// whose every branch does) nor is followed by statements that do. So it
+// stays silent for a timer made once before the loop and Reset in it, for
+// a select whose other cases all leave (a wait with a timeout, the
+// sleep-or-cancel idiom of a retry loop), for a select followed by a
+// return (one timer per call), for time.After in a select outside any
+// loop, for a duration computed per iteration (backoff, jitter), for a
+// time.After(0) assigned to a variable (heartbeat = time.After(0) makes a
+// blocking select's next round fire at once, on purpose), and for a zero
+// sleep in a select's default inside a for loop, which busyselect (SD101)
+// reports as a spinning select; in a range or counted loop, where SD101
+// is silent, this analyzer reports it.
+//
+// Loops bounded by a count or a collection (for i := 0; i < n; i++, a
+// range over a config's entries at reload) make at most that many timers
+// per call, and how often the function runs is not known here: timers made
+// per iteration of them are not reported unless an unbounded loop of the
+// same function encloses them (per message, then per subscriber).
 //
 // For time.Sleep(0) it suggests runtime.Gosched() when the file already
 // imports runtime and still uses time elsewhere, so the edit compiles; it

@@ -2,6 +2,7 @@ package timerloop
 
 import (
 	_ "embed"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -37,60 +38,324 @@ func run(pass *analysis.Pass) (any, error) {
 	if !analysisutil.Imports(pass.Pkg, "time") {
 		return res, nil
 	}
-	analysisutil.Visit(pass, func(n *ast.CallExpr, stack []ast.Node) { check(pass, res, n, stack) })
+	c := &checker{pass: pass, res: res, helpers: timerHelpers(pass), parents: map[ast.Stmt]map[ast.Node]ast.Node{}}
+	analysisutil.Visit(pass, func(n *ast.CallExpr, stack []ast.Node) { c.check(n, stack) })
 	return res, nil
 }
 
-func check(pass *analysis.Pass, res *evidence.Result, call *ast.CallExpr, stack []ast.Node) {
-	info := pass.TypesInfo
+type checker struct {
+	pass    *analysis.Pass
+	res     *evidence.Result
+	helpers map[*types.Func]*helper
+	parents map[ast.Stmt]map[ast.Node]ast.Node // per loop, built on demand
+}
+
+// helper is a function of the package that returns a new timer's channel
+// on every call (func randomTimeout(d) <-chan time.Time { return
+// time.After(d + jitter()) }): a call of it in a loop makes a timer per
+// iteration just as time.After does.
+type helper struct {
+	inner *ast.CallExpr // the time.After or time.NewTimer call
+	ctor  string        // "After" or "NewTimer"
+}
+
+// timerHelpers finds the package's functions whose every return returns
+// time.After(...), time.NewTimer(...).C or nil, one at least a timer's
+// channel.
+func timerHelpers(pass *analysis.Pass) map[*types.Func]*helper {
+	helpers := map[*types.Func]*helper{}
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+				continue
+			}
+			fn, _ := pass.TypesInfo.Defs[fd.Name].(*types.Func)
+			if fn == nil {
+				continue
+			}
+			var h *helper
+			all := true
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.ReturnStmt:
+					if len(n.Results) != 1 {
+						all = false
+						break
+					}
+					if isNil(pass.TypesInfo, n.Results[0]) {
+						break // no timer, and a nil channel never fires
+					}
+					inner, ctor := timerChanExpr(pass.TypesInfo, n.Results[0])
+					if inner == nil {
+						all = false
+					} else if h == nil {
+						h = &helper{inner: inner, ctor: ctor}
+					}
+				}
+				return all
+			})
+			if all && h != nil {
+				helpers[fn] = h
+			}
+		}
+	}
+	return helpers
+}
+
+// isNil reports whether e is the predeclared nil.
+func isNil(info *types.Info, e ast.Expr) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, isNil := info.Uses[id].(*types.Nil)
+	return isNil
+}
+
+// timerChanExpr reports whether e is time.After(d) or time.NewTimer(d).C,
+// an expression that makes a new timer and yields its channel, and
+// returns the call of time and the constructor's name.
+func timerChanExpr(info *types.Info, e ast.Expr) (*ast.CallExpr, string) {
+	e = ast.Unparen(e)
+	if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "C" {
+		if call, ok := ast.Unparen(sel.X).(*ast.CallExpr); ok && analysisutil.IsFunc(analysisutil.Callee(info, call), "time", "NewTimer") {
+			return call, "NewTimer"
+		}
+		return nil, ""
+	}
+	if call, ok := e.(*ast.CallExpr); ok && analysisutil.IsFunc(analysisutil.Callee(info, call), "time", "After") {
+		return call, "After"
+	}
+	return nil, ""
+}
+
+func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
+	info := c.pass.TypesInfo
 	fn := analysisutil.Callee(info, call)
+	if h := c.helpers[fn]; h != nil {
+		c.checkHelper(call, fn, h, stack)
+		return
+	}
 	if !analysisutil.IsFunc(fn, "time", "After", "NewTimer", "Tick", "Sleep") || len(call.Args) != 1 {
+		return
+	}
+	name := fn.Name()
+	d, isConst := astutil.ConstDuration(info, call.Args[0])
+	if isConst && d <= 0 && (name == "Sleep" || name == "After") {
+		c.checkZero(call, name, stack)
 		return
 	}
 	loop, ok := astutil.EnclosingLoop(info, stack)
 	if !ok {
 		return
 	}
-	d, isConst := astutil.ConstDuration(info, call.Args[0])
-	ev := []finding.Evidence{{Label: "loop at line", Value: analysisutil.Line(pass, loop.Stmt.Pos())}}
+	ev := []finding.Evidence{{Label: "loop at line", Value: analysisutil.Line(c.pass, loop.Stmt.Pos())}}
 	if isConst {
 		ev = append(ev, finding.Evidence{Label: "duration", Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
 	}
-	name := fn.Name()
-	switch {
-	case isConst && d <= 0 && (name == "Sleep" || name == "After"):
-		if inDefault(stack[loop.Index:]) {
-			return // SD101 reports the select
-		}
-		if name == "After" {
-			analysisutil.Report(pass, res, rule, call,
-				"time.After(0) is not a yield: the expired timer fires inside select without parking; block on what you wait for", ev)
+	if name == "Tick" {
+		analysisutil.Report(c.pass, c.res, rule, call,
+			"time.Tick in a loop starts a new ticker every iteration that is never stopped; make one time.Ticker before the loop and defer its Stop", ev)
+		return
+	}
+	if name == "Sleep" || !invariant(info, call.Args[0], loop) || !hot(info, stack) {
+		return // a duration computed per iteration (backoff, jitter), or a loop bounded by a count or a collection
+	}
+	// The timer's channel: the call itself (time.After) or its C field
+	// (time.NewTimer(d).C), received at once or through a variable.
+	var chanExpr ast.Expr = call
+	parent := stack[len(stack)-2]
+	if name == "NewTimer" {
+		sel, ok := parent.(*ast.SelectorExpr)
+		switch {
+		case ok && sel.Sel.Name == "C":
+			chanExpr, parent = sel, stack[len(stack)-3]
+		default:
+			// t := time.NewTimer(d), then case <-t.C.
+			if sel := c.receivedVia(call, parent, loop, true); sel != nil {
+				ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
+				analysisutil.Report(c.pass, c.res, rule, call,
+					"time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins; make one before the loop and Reset it", ev)
+			}
 			return
 		}
-		analysisutil.Report(pass, res, rule, call,
-			"time.Sleep(0) returns at once and does not yield; block on what you wait for, or call runtime.Gosched", ev,
-			goschedFix(pass, call, stack)...)
-	case name == "Tick":
-		analysisutil.Report(pass, res, rule, call,
-			"time.Tick in a loop starts a new ticker every iteration that is never stopped; make one time.Ticker before the loop", ev)
-	case !invariant(info, call.Args[0], loop):
-		return // a duration computed per iteration: backoff, jitter
-	case name == "After":
-		if sel := selectReceiving(stack, call); sel != nil && mayContinue(info, sel, loop, call) {
-			analysisutil.Report(pass, res, rule, call,
-				"time.After in a loop makes a new timer every iteration, dropped when another case wins; make one time.Timer before the loop and Reset it", ev)
-		}
-	case name == "NewTimer":
-		if sel := timerSelect(info, call, stack, loop); sel != nil {
-			analysisutil.Report(pass, res, rule, call,
-				"time.NewTimer in a loop makes a new timer every iteration; make one before the loop and Reset it", ev)
-		}
+	}
+	what := "time.After"
+	if name == "NewTimer" {
+		what = "time.NewTimer"
+	}
+	if sel := c.receivedAt(chanExpr, parent, stack, loop); sel != nil {
+		ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
+		analysisutil.Report(c.pass, c.res, rule, call,
+			what+" in a loop makes a new timer every iteration, dropped when another case wins; make one time.Timer before the loop and Reset it", ev)
 	}
 }
 
+// checkHelper reports a call of a timer helper of the package in a loop,
+// like a time.After there.
+func (c *checker) checkHelper(call *ast.CallExpr, fn *types.Func, h *helper, stack []ast.Node) {
+	info := c.pass.TypesInfo
+	loop, ok := astutil.EnclosingLoop(info, stack)
+	if !ok || !hot(info, stack) {
+		return
+	}
+	for _, a := range call.Args {
+		if !invariant(info, a, loop) {
+			return
+		}
+	}
+	sel := c.receivedAt(call, stack[len(stack)-2], stack, loop)
+	if sel == nil {
+		return
+	}
+	ev := []finding.Evidence{
+		{Label: "loop at line", Value: analysisutil.Line(c.pass, loop.Stmt.Pos())},
+		{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())},
+		{Label: "timer made at line", Value: analysisutil.Line(c.pass, h.inner.Pos())},
+	}
+	if len(h.inner.Args) == 1 {
+		if d, ok := astutil.ConstDuration(info, h.inner.Args[0]); ok {
+			ev = append(ev, finding.Evidence{Label: "duration", Value: float64(d) / float64(time.Millisecond), Unit: "ms"})
+		}
+	}
+	analysisutil.Report(c.pass, c.res, rule, call,
+		fmt.Sprintf("%s makes a new timer (time.%s at line %d) every iteration, dropped when another case wins; make one time.Timer before the loop and Reset it",
+			fn.Name(), h.ctor, int(analysisutil.Line(c.pass, h.inner.Pos()))), ev)
+}
+
+// checkZero reports time.Sleep(0) and <-time.After(0) used as a yield, in
+// a loop or not (a yield helper is called from one). A time.After(0)
+// assigned to a variable is not received here: heartbeat =
+// time.After(0) deliberately makes a blocking select's next round fire at
+// once, and is silent. A zero sleep in a select's default inside a for
+// loop is left to busyselect (SD101), which reports the spinning select.
+func (c *checker) checkZero(call *ast.CallExpr, name string, stack []ast.Node) {
+	parent := stack[len(stack)-2]
+	if name == "After" {
+		if u, ok := parent.(*ast.UnaryExpr); !ok || u.Op != token.ARROW {
+			return
+		}
+	}
+	ev := []finding.Evidence{{Label: "duration", Value: 0, Unit: "ms"}}
+	if d, ok := astutil.ConstDuration(c.pass.TypesInfo, call.Args[0]); ok {
+		ev[0].Value = float64(d) / float64(time.Millisecond)
+	}
+	if loop, ok := astutil.EnclosingLoop(c.pass.TypesInfo, stack); ok {
+		if f, isFor := loop.Stmt.(*ast.ForStmt); isFor && !astutil.IsCounted(c.pass.TypesInfo, f) && inDefault(stack[loop.Index:]) {
+			return // SD101 reports the select
+		}
+		ev = append(ev, finding.Evidence{Label: "loop at line", Value: analysisutil.Line(c.pass, loop.Stmt.Pos())})
+	}
+	if name == "After" {
+		analysisutil.Report(c.pass, c.res, rule, call,
+			"time.After(0) is not a yield: the expired timer fires inside select without parking; block on what you wait for", ev)
+		return
+	}
+	analysisutil.Report(c.pass, c.res, rule, call,
+		"time.Sleep(0) returns at once and does not yield; block on what you wait for, or call runtime.Gosched", ev,
+		goschedFix(c.pass, call, stack)...)
+}
+
+// hot reports whether a loop of the function around the last node of
+// stack is unbounded — for {}, for cond {} that is not a counted loop, a
+// range over a channel or a function — and so runs per message, per
+// request or per event. A timer made per iteration of a loop bounded by a
+// collection or a count (ranging over a config's entries at reload,
+// retrying five times) makes at most that many timers per call, and is
+// not reported: how often the function runs is not known here.
+func hot(info *types.Info, stack []ast.Node) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch s := stack[i].(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			return false
+		case *ast.ForStmt:
+			if stack[i+1] != s.Init && !astutil.IsCounted(info, s) {
+				return true
+			}
+		case *ast.RangeStmt:
+			if stack[i+1] != s.Body {
+				continue
+			}
+			t := info.TypeOf(s.X)
+			if t == nil {
+				continue
+			}
+			switch t.Underlying().(type) {
+			case *types.Chan, *types.Signature:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// receivedAt returns the select in loop that receives from the timer
+// channel ch (whose parent node is parent): directly in a case (case
+// <-time.After(d):), or through a variable assigned ch by a statement of
+// the loop's body (timeout := time.After(d); select { ... case
+// <-timeout: }), when another case of that select may let the loop go on.
+func (c *checker) receivedAt(ch ast.Expr, parent ast.Node, stack []ast.Node, loop astutil.Loop) *ast.SelectStmt {
+	if u, ok := parent.(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		sel := selectReceiving(stack, u, ch)
+		if sel != nil && mayContinue(c.pass.TypesInfo, sel, loop, u, c.parentsOf(loop)) {
+			return sel
+		}
+		return nil
+	}
+	return c.receivedVia(ch, parent, loop, false)
+}
+
+// receivedVia handles a timer (viaC: t := time.NewTimer(d), received as
+// t.C) or a timer channel (c := time.After(d)) kept in a local variable
+// by an assignment that runs on every iteration (a statement of the
+// loop's own body), and received in a select of the loop.
+func (c *checker) receivedVia(x ast.Expr, parent ast.Node, loop astutil.Loop, viaC bool) *ast.SelectStmt {
+	info := c.pass.TypesInfo
+	as, ok := parent.(*ast.AssignStmt)
+	if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != x || !slices.Contains(loop.Body().List, ast.Stmt(as)) {
+		return nil
+	}
+	v := analysisutil.Target(info, as.Lhs[0])
+	if v == nil || !analysisutil.Local(v) {
+		return nil
+	}
+	var found *ast.SelectStmt
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok || found != nil {
+			return false
+		}
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok {
+			return true
+		}
+		for _, cl := range sel.Body.List {
+			cl := cl.(*ast.CommClause)
+			if cl.Comm != nil && receivesFrom(info, cl.Comm, v, viaC) && mayContinue(info, sel, loop, cl.Comm, c.parentsOf(loop)) {
+				found = sel
+			}
+		}
+		return found == nil
+	})
+	return found
+}
+
+func (c *checker) parentsOf(loop astutil.Loop) map[ast.Node]ast.Node {
+	p := c.parents[loop.Stmt]
+	if p == nil {
+		p = astutil.Parents(loop.Stmt)
+		c.parents[loop.Stmt] = p
+	}
+	return p
+}
+
 // invariant reports whether the duration e is the same on every iteration
-// of loop: it calls nothing (conversions aside) and reads no variable
-// declared or assigned in the loop.
+// of loop: it reads no variable declared or assigned in the loop, and calls
+// nothing but conversions and getters of a configuration read for one of
+// its fields (r.config().CommitTimeout): a call that returns the duration
+// itself is a backoff or a jitter, computed per iteration.
 func invariant(info *types.Info, e ast.Expr, loop astutil.Loop) bool {
 	assigned := map[types.Object]bool{}
 	ast.Inspect(loop.Stmt, func(n ast.Node) bool {
@@ -108,11 +373,18 @@ func invariant(info *types.Info, e ast.Expr, loop astutil.Loop) bool {
 		}
 		return true
 	})
+	getters := map[*ast.CallExpr]bool{}
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if s, isField := info.Selections[n]; isField && s.Kind() == types.FieldVal {
+				if call, isCall := ast.Unparen(n.X).(*ast.CallExpr); isCall {
+					getters[call] = true
+				}
+			}
 		case *ast.CallExpr:
-			if tv, isConv := info.Types[n.Fun]; !isConv || !tv.IsType() {
+			if tv, isConv := info.Types[n.Fun]; (!isConv || !tv.IsType()) && !getters[n] {
 				ok = false
 			}
 		case *ast.Ident:
@@ -134,77 +406,26 @@ func inDefault(path []ast.Node) bool {
 	})
 }
 
-// selectReceiving returns the select of which a case receives from the
-// channel call returns (case <-time.After(d), case v := <-time.After(d)).
-func selectReceiving(stack []ast.Node, call *ast.CallExpr) *ast.SelectStmt {
-	// stack: ... SelectStmt BlockStmt CommClause (ExprStmt|AssignStmt) UnaryExpr CallExpr
-	n := len(stack)
-	if n < 6 {
+// selectReceiving returns the select of which a case receives with recv
+// (case <-ch, case v := <-ch, case v, ok := <-ch), recv's operand being
+// ch, the last node of stack or its parent.
+func selectReceiving(stack []ast.Node, recv *ast.UnaryExpr, ch ast.Expr) *ast.SelectStmt {
+	i := slices.Index(stack, ast.Node(recv))
+	if i < 4 || ast.Unparen(recv.X) != ch {
 		return nil
 	}
-	recv, ok := stack[n-2].(*ast.UnaryExpr)
-	if !ok || recv.Op != token.ARROW {
+	// stack: ... SelectStmt BlockStmt CommClause (ExprStmt|AssignStmt) UnaryExpr
+	clause, ok := stack[i-2].(*ast.CommClause)
+	if !ok || clause.Comm != stack[i-1] {
 		return nil
 	}
-	clause, ok := stack[n-4].(*ast.CommClause)
-	if !ok || clause.Comm != stack[n-3] {
-		return nil
-	}
-	sel, _ := stack[n-6].(*ast.SelectStmt)
+	sel, _ := stack[i-4].(*ast.SelectStmt)
 	return sel
 }
 
-// mayContinue reports whether a case of sel other than the one receiving
-// from timer can let the loop run another iteration, dropping the timer.
-func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer ast.Node) bool {
-	for _, c := range sel.Body.List {
-		c := c.(*ast.CommClause)
-		if c.Comm != nil && c.Comm.Pos() <= timer.Pos() && timer.End() <= c.Comm.End() {
-			continue
-		}
-		if !astutil.AlwaysLeaves(info, c.Body, loop, false) {
-			return true
-		}
-	}
-	return false
-}
-
-// timerSelect returns the select in the loop's body that receives from the
-// C of the timer that call makes (t := time.NewTimer(d); ... case <-t.C:),
-// when another of its cases may let the loop go on.
-func timerSelect(info *types.Info, call *ast.CallExpr, stack []ast.Node, loop astutil.Loop) *ast.SelectStmt {
-	as, ok := stack[len(stack)-2].(*ast.AssignStmt)
-	if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-		return nil
-	}
-	id, ok := as.Lhs[0].(*ast.Ident)
-	if !ok {
-		return nil
-	}
-	timer := info.ObjectOf(id)
-	if timer == nil {
-		return nil
-	}
-	var found *ast.SelectStmt
-	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectStmt)
-		if !ok || found != nil {
-			return found == nil
-		}
-		for _, c := range sel.Body.List {
-			c := c.(*ast.CommClause)
-			if c.Comm != nil && receivesFromC(info, c.Comm, timer) && mayContinue(info, sel, loop, c.Comm) {
-				found = sel
-			}
-		}
-		return found == nil
-	})
-	return found
-}
-
-// receivesFromC reports whether a select case's statement receives from
-// timer.C.
-func receivesFromC(info *types.Info, comm ast.Stmt, timer types.Object) bool {
+// receivesFrom reports whether a select case's statement receives from
+// the variable v (viaC: from v.C).
+func receivesFrom(info *types.Info, comm ast.Stmt, v types.Object, viaC bool) bool {
 	var x ast.Expr
 	switch s := comm.(type) {
 	case *ast.ExprStmt:
@@ -218,12 +439,16 @@ func receivesFromC(info *types.Info, comm ast.Stmt, timer types.Object) bool {
 	if !ok || u.Op != token.ARROW {
 		return false
 	}
-	sel, ok := ast.Unparen(u.X).(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "C" {
-		return false
+	operand := ast.Unparen(u.X)
+	if viaC {
+		sel, ok := operand.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "C" {
+			return false
+		}
+		operand = ast.Unparen(sel.X)
 	}
-	id, ok := ast.Unparen(sel.X).(*ast.Ident)
-	return ok && info.Uses[id] == timer
+	id, ok := operand.(*ast.Ident)
+	return ok && info.Uses[id] == v
 }
 
 // goschedFix offers to replace time.Sleep(0) with runtime.Gosched() when

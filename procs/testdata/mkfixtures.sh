@@ -228,3 +228,44 @@ w $d/$P/cgroup "0::/system.slice/batch.service\n"
 status $d batch 3 0-1
 environ $d PATH=/usr/bin:/bin GOMAXPROCS=4
 online $d 0-1
+
+# 11. host-pressure: Docker on cgroup v1 (no PSI in any cgroup), no limits,
+# a Go 1.26 binary, on a host whose /proc/pressure/cpu says 42% while the
+# process's own threads never waited (schedstat field 2 is 0): the host's
+# pressure is context, not SD406.
+d=$T/host-pressure
+ID=4f0a9e2d7c6b5a4938271605f4e3d2c1b0a99887766554433221100ffeeddccb
+w $d/$P/mountinfo "812 795 0:112 / / rw,relatime master:233 - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/QZ3B,upperdir=/var/lib/docker/overlay2/7a2c/diff,workdir=/var/lib/docker/overlay2/7a2c/work
+813 812 0:115 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw
+818 812 0:120 / /sys ro,nosuid,nodev,noexec,relatime - sysfs sysfs ro
+819 818 0:121 / /sys/fs/cgroup ro,nosuid,nodev,noexec,relatime - tmpfs tmpfs rw,mode=755
+821 819 0:33 /docker/$ID /sys/fs/cgroup/cpu,cpuacct ro,nosuid,nodev,noexec,relatime master:16 - cgroup cgroup rw,cpu,cpuacct
+822 819 0:34 /docker/$ID /sys/fs/cgroup/cpuset ro,nosuid,nodev,noexec,relatime master:17 - cgroup cgroup rw,cpuset
+823 819 0:35 /docker/$ID /sys/fs/cgroup/memory ro,nosuid,nodev,noexec,relatime master:18 - cgroup cgroup rw,memory
+"
+w $d/$P/cgroup "11:memory:/docker/$ID\n7:cpuset:/docker/$ID\n4:cpu,cpuacct:/docker/$ID\n"
+status $d broker 3 0-1
+environ $d PATH=/usr/local/bin:/usr/bin:/bin HOME=/root
+online $d 0-1
+w $d/$P/task/4242/schedstat "1520331221 0 8123\n"
+w $d/$P/task/4250/schedstat "212004118 0 1907\n"
+w $d/$P/task/4251/schedstat "98120551 0 655\n"
+psi $d/proc/pressure/cpu 38.10 42.50 40.02 902211873
+cg=$d/sys/fs/cgroup
+w $cg/cpu,cpuacct/cpu.cfs_quota_us "-1\n"
+w $cg/cpu,cpuacct/cpu.cfs_period_us "100000\n"
+w $cg/cpu,cpuacct/cpu.stat "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n"
+w $cg/cpuset/cpuset.effective_cpus "0-1\n"
+w $cg/memory/memory.limit_in_bytes "9223372036854771712\n"
+
+# 12. own-pressure: a Kubernetes container (cgroup namespace) limited to
+# 2 CPUs on a 4-CPU node, its own cgroup's cpu.pressure at 28% and its
+# threads waiting 1.6 s against 4.0 s on a CPU: SD406 on its own figures.
+d=$T/own-pressure
+v2ctr $d matcher f 0-3 0-3 "200000 100000" max
+environ $d PATH=/usr/bin:/bin
+v2stat $d/sys/fs/cgroup/cpu.stat 5600000 5600 0 0
+psi $d/sys/fs/cgroup/cpu.pressure 31.02 28.40 20.11 1590331221
+psi $d/proc/pressure/cpu 30.00 27.70 19.90 4590331221
+w $d/$P/task/4242/schedstat "2400000000 1000000000 30211\n"
+w $d/$P/task/4247/schedstat "1600000000 600000000 22187\n"

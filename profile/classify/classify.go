@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 // Frame is one function in a stack, inlined frames expanded.
@@ -153,7 +155,9 @@ func (c *Classifier) frame(name, file string, line int64) frameInfo {
 	f.hints = c.hintBits[name]
 	f.pseudo = pseudoCauses[name]
 	f.rt = isRuntime(pkg)
-	f.user = !f.rt && !IsStd(pkg)
+	// The program's own code, as finding.UserFunction says: "myapp/x" (a
+	// module path without a dot) is the user's, not the standard library's.
+	f.user = !f.rt && !IsStd(pkg) || !f.rt && pkg != "" && finding.UserFunction(name)
 	return f
 }
 

@@ -27,3 +27,13 @@ func FuzzParseSchedstat(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add([]byte("cpu  10 2 3 400 5 6 7 8 0 0\ncpu0 1 1 1 1 1 1 1 1 0 0\n"))
+	f.Add([]byte("cpu 1 2 3\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if d, err := ParseProcStat(b); err == nil && d < 0 {
+			t.Errorf("negative busy time %v", d)
+		}
+	})
+}

@@ -247,3 +247,14 @@ func (p *Process) usage() Usage {
 	p.mu.Unlock()
 	return u
 }
+
+// SelfCPU is the CPU time (user + system) of the calling process, all
+// threads: the sweep subtracts its own (the load generator's) from the
+// machine's busy time so that only other processes count as disturbance.
+func SelfCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

@@ -21,3 +21,6 @@ func (p *Process) Stop(time.Duration)          {}
 func (p *Process) Wait(context.Context, time.Duration) (Usage, error) {
 	return Usage{}, ErrUnsupported
 }
+
+// SelfCPU is not measured on this OS.
+func SelfCPU() (time.Duration, bool) { return 0, false }

@@ -158,6 +158,9 @@ const (
 	// Exit calls never return: panic, os.Exit, runtime.Goexit, log.Fatal,
 	// t.Fatal.
 	Exit
+	// NoBlock calls are of functions whose facts say they never block
+	// (ClassifyCallFacts only).
+	NoBlock
 )
 
 var builtins = map[string]Call{
@@ -200,10 +203,31 @@ func ClassifyCall(info *types.Info, call *ast.CallExpr) Call {
 		analysisutil.IsMethod(fn, "time", "Time", "Before", "After", "Equal", "Sub", "IsZero"),
 		analysisutil.IsMethod(fn, "context", "Context", "Err", "Done"):
 		return Read
-	case fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic":
+	case IsAtomicLike(fn):
 		return atomicCall(fn)
+	case analysisutil.IsMethod(fn, "sync", "Mutex", "TryLock"),
+		analysisutil.IsMethod(fn, "sync", "RWMutex", "TryLock", "TryRLock"):
+		return Write // takes the lock or fails at once
 	}
 	return Unknown
+}
+
+// IsAtomicLike reports whether fn is a function of sync/atomic, or a method
+// of a type of a package whose path ends in /atomic (go.uber.org/atomic and
+// its forks wrap sync/atomic in types with Load, Store, CAS, Inc methods).
+func IsAtomicLike(fn *types.Func) bool {
+	if fn == nil || fn.Pkg() == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	if path == "sync/atomic" {
+		return true
+	}
+	if !strings.HasSuffix(path, "/atomic") {
+		return false
+	}
+	sig, ok := fn.Type().(*types.Signature)
+	return ok && sig.Recv() != nil && atomicCall(fn) != Unknown
 }
 
 // atomicCall classifies a sync/atomic function (LoadInt32, AddInt64, ...)
@@ -213,7 +237,7 @@ func atomicCall(fn *types.Func) Call {
 	if strings.HasPrefix(name, "Load") {
 		return Read
 	}
-	for _, p := range []string{"Store", "Add", "Swap", "CompareAndSwap", "And", "Or"} {
+	for _, p := range []string{"Store", "Add", "Swap", "CompareAndSwap", "CAS", "And", "Or", "Sub", "Inc", "Dec", "Toggle"} {
 		if strings.HasPrefix(name, p) {
 			return Write
 		}
@@ -221,8 +245,35 @@ func atomicCall(fn *types.Func) Call {
 	return Unknown
 }
 
+// Facts answers, for the calls ClassifyCall does not know, whether a call
+// of fn surely never parks the goroutine (lint/blocking computes it per
+// function and exports it across packages).
+type Facts interface {
+	NeverBlocks(fn *types.Func) bool
+}
+
+// ClassifyCallFacts is ClassifyCall, with facts for the calls it does not
+// know: a call of a function that never blocks is NoBlock.
+func ClassifyCallFacts(info *types.Info, call *ast.CallExpr, facts Facts) Call {
+	c := ClassifyCall(info, call)
+	if c != Unknown || facts == nil {
+		return c
+	}
+	if fn := analysisutil.Callee(info, call); fn != nil && facts.NeverBlocks(fn) {
+		return NoBlock
+	}
+	return Unknown
+}
+
 // Effects is what running a piece of code may do, once.
 type Effects struct {
+	// Facts, when set, tells calls of functions that never block
+	// (NoBlock) from unknown ones.
+	Facts Facts
+	// NoBlocks are the calls of functions that never block, by their
+	// facts, in the order met.
+	NoBlocks []*types.Func
+
 	// MayBlock is set by anything that can park the goroutine or whose
 	// effect is unknown: a channel operation, a select, a go or defer
 	// statement, a range over a channel or a function, an Unknown call,
@@ -239,6 +290,7 @@ type Effects struct {
 // that a default is the alternative to). Function literals are not
 // entered: defining one does nothing; calling one is an Unknown call.
 func (e *Effects) Scan(info *types.Info, n ast.Node, skip func(ast.Node) bool) {
+	tried := map[ast.Node]bool{}
 	ast.Inspect(n, func(n ast.Node) bool {
 		if n == nil || e.MayBlock || (skip != nil && skip(n)) {
 			return false
@@ -246,15 +298,20 @@ func (e *Effects) Scan(info *types.Info, n ast.Node, skip func(ast.Node) bool) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
+		case *ast.SendStmt:
+			e.MayBlock = !tried[n]
+		case *ast.GoStmt, *ast.DeferStmt:
 			e.MayBlock = true
 		case *ast.SelectStmt:
 			// Without a default it blocks; with one, its cases'
-			// channel operations (scanned below unless skipped)
-			// decide.
+			// channel operations are only tried, and their bodies
+			// (scanned below unless skipped) decide.
 			e.MayBlock = DefaultClause(n) == nil
+			for op := range TriedOps(n) {
+				tried[op] = true
+			}
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW {
+			if n.Op == token.ARROW && !tried[n] {
 				e.MayBlock = true
 			}
 		case *ast.RangeStmt:
@@ -268,9 +325,11 @@ func (e *Effects) Scan(info *types.Info, n ast.Node, skip func(ast.Node) bool) {
 				e.MayBlock = true
 			}
 		case *ast.CallExpr:
-			switch ClassifyCall(info, n) {
+			switch ClassifyCallFacts(info, n, e.Facts) {
 			case Unknown:
 				e.MayBlock = true
+			case NoBlock:
+				e.NoBlocks = append(e.NoBlocks, analysisutil.Callee(info, n))
 			case Write:
 				e.Writes++
 			case Yield:
@@ -355,6 +414,29 @@ func (w *leaveFinder) branchLeaves(b *ast.BranchStmt, breakLeaves bool) bool {
 		// one outside it names an enclosing statement.
 		return l.Pos() < w.loop.Stmt.Pos() || l.Pos() >= w.loop.Stmt.End()
 	}
+}
+
+// TriedOps returns the channel operations of sel's cases when sel has a
+// default: the send statements and receive expressions that are tried
+// once and never wait. It returns nil for a select without default.
+func TriedOps(sel *ast.SelectStmt) map[ast.Node]bool {
+	if DefaultClause(sel) == nil {
+		return nil
+	}
+	ops := map[ast.Node]bool{}
+	for _, c := range sel.Body.List {
+		switch comm := c.(*ast.CommClause).Comm.(type) {
+		case *ast.SendStmt:
+			ops[comm] = true
+		case *ast.ExprStmt:
+			ops[ast.Unparen(comm.X)] = true
+		case *ast.AssignStmt:
+			if len(comm.Rhs) == 1 {
+				ops[ast.Unparen(comm.Rhs[0])] = true
+			}
+		}
+	}
+	return ops
 }
 
 // DefaultClause returns the default clause of sel, or nil.

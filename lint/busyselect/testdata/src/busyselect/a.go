@@ -440,10 +440,10 @@ func selectInCase() {
 	}
 }
 
-// A user function called Sleep is not time.Sleep: it may block.
-type clock struct{}
+// A user function called Sleep is not time.Sleep: this one blocks.
+type clock struct{ tick chan struct{} }
 
-func (clock) Sleep(tm.Duration) {}
+func (c clock) Sleep(tm.Duration) { <-c.tick }
 
 func userSleep(c clock) {
 	for {

@@ -144,3 +144,115 @@ func monitor(tick <-chan time.Time) {
 		alert(n)
 	}
 }
+
+// Values through variables and fields.
+
+var errBusy = errors.New("busy")
+
+// A tagless switch decides reject / wait / spawn: the spawn is in the
+// default, after the cases that compare the count.
+func admit(j int) error {
+	n := rt.NumGoroutine() // want `waiting depends on runtime.NumGoroutine \(through n\)`
+	switch {
+	case n > 4*limit:
+		return errBusy
+	case n > 2*limit:
+		time.Sleep(time.Millisecond)
+	default:
+		go work(j)
+	}
+	return nil
+}
+
+// Reject or spawn: only the default starts the goroutine.
+func shed(j int) error {
+	switch n := rt.NumGoroutine(); { // want `spawning depends on runtime.NumGoroutine \(through n\)`
+	case n > 3*limit:
+		return errBusy
+	default:
+		go work(j)
+	}
+	return nil
+}
+
+func derivedFlag(jobs []int) {
+	for _, j := range jobs {
+		busy := rt.NumGoroutine() > limit // want `spawning depends on runtime.NumGoroutine \(through busy\)`
+		if !busy {
+			go work(j)
+		}
+	}
+}
+
+func assignedLater(jobs []int) {
+	var n int
+	for _, j := range jobs {
+		n = rt.NumGoroutine() - 1 // want `waiting depends on runtime.NumGoroutine \(through n\)`
+		if n >= limit {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		go work(j)
+	}
+}
+
+type pool struct {
+	active int // refreshed by sample
+	max    int
+}
+
+func (p *pool) sample() {
+	p.active = rt.NumGoroutine() // want `spawning depends on runtime.NumGoroutine \(through p.active\)`
+}
+
+func (p *pool) submit(j int) {
+	if p.active < p.max {
+		go work(j)
+		return
+	}
+	work(j)
+}
+
+// Negatives.
+
+// A tagless switch that only reports the count.
+func report() string {
+	n := rt.NumGoroutine()
+	switch {
+	case n > 10000:
+		return "critical"
+	case n > 1000:
+		return "high"
+	default:
+		return "ok"
+	}
+}
+
+func derivedOnlyLogged() {
+	high := rt.NumGoroutine() > 1000
+	if high {
+		log.Printf("many goroutines")
+	}
+}
+
+type stats struct{ goroutines int }
+
+func (s *stats) collect() {
+	s.goroutines = rt.NumGoroutine()
+}
+
+func (s *stats) print() {
+	if s.goroutines > 1000 {
+		fmt.Println("high", s.goroutines)
+	}
+}
+
+// A spawn before the switch is not decided by it.
+func spawnBefore(j int) string {
+	go work(j)
+	switch n := rt.NumGoroutine(); {
+	case n > 10:
+		return "busy"
+	}
+	return "idle"
+}

@@ -189,11 +189,6 @@ func busyDelay(d time.Duration) {
 	}
 }
 
-func emptyForever() {
-	for {
-	}
-}
-
 func stores() {
 	for !ready.Load() {
 		x.Store(1)

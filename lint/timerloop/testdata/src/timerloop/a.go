@@ -66,7 +66,7 @@ loop:
 
 func newTimerPerIteration() {
 	for {
-		t := time.NewTimer(window) // want `time.NewTimer in a loop makes a new timer every iteration; make one before the loop and Reset it`
+		t := time.NewTimer(window) // want `time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins; make one before the loop and Reset it`
 		select {
 		case m := <-in:
 			t.Stop()
@@ -79,7 +79,7 @@ func newTimerPerIteration() {
 
 func tickInLoop(ctx context.Context) {
 	for ctx.Err() == nil {
-		<-time.Tick(time.Second) // want `time.Tick in a loop starts a new ticker every iteration`
+		<-time.Tick(time.Second) // want `time.Tick in a loop starts a new ticker every iteration that is never stopped; make one time.Ticker before the loop and defer its Stop`
 	}
 }
 
@@ -232,8 +232,9 @@ func sleepZeroInDefault() {
 	}
 }
 
+// A yield helper: the caller loops around it.
 func sleepZeroOnce() {
-	time.Sleep(0)
+	time.Sleep(0) // want `time.Sleep\(0\) returns at once and does not yield`
 }
 
 func yields(done func() bool) {

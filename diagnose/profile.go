@@ -1,0 +1,376 @@
+package diagnose
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
+	"github.com/schedoctor/schedoctor/profile"
+)
+
+// ProfileResult is a CPU profile's diagnosis joined with the source.
+type ProfileResult struct {
+	Findings []finding.Finding
+	Summary  *ProfileSummary
+}
+
+// ProfileSummary is the profile's cause table with what the source said
+// about its hot lines. It marshals as the profile's summary plus "source"
+// and "loops", and prints itself as text.
+type ProfileSummary struct {
+	*profile.Summary
+	Source *SourceReport `json:"source"`
+	// Loops are the source's verdicts on the candidate lines, one per
+	// loop (or line outside loops), heaviest first.
+	Loops []LoopVerdict `json:"loops,omitempty"`
+}
+
+// LoopVerdict is what the source showed around candidate lines and the
+// CPU the profile measured inside that loop.
+type LoopVerdict struct {
+	File     string       `json:"file"` // as the profile recorded it
+	Function string       `json:"function"`
+	Lines    []int        `json:"lines"` // candidate lines in it
+	Kind     inspect.Kind `json:"kind"`
+	Start    int          `json:"start,omitempty"`
+	End      int          `json:"end,omitempty"`
+	SpinLine int          `json:"spin_line,omitempty"`
+	Detail   string       `json:"detail"`
+	// Share is the % of the profile's CPU in the loop: the user frames at
+	// its lines (with the select and Gosched frames under them) plus, for
+	// a yield spin, its part of the Gosched CPU whose stacks mcall cut.
+	Share    float64 `json:"share"`
+	Cores    float64 `json:"cores"`
+	OwnShare float64 `json:"own_share"` // of Share: at the loop's lines
+	CutShare float64 `json:"cut_share"` // of Share: cut Gosched CPU attributed to it
+	Spin     bool    `json:"spin"`
+}
+
+// WriteText prints the cause table, then the source account and verdicts.
+func (s *ProfileSummary) WriteText(w io.Writer) error {
+	if err := s.Summary.WriteText(w); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s\n", s.Source.Text())
+	for _, v := range s.Loops {
+		where := fmt.Sprintf("%s:%d", filepath.Base(v.File), v.Lines[0])
+		if v.Start > 0 {
+			where = fmt.Sprintf("%s:%d-%d", filepath.Base(v.File), v.Start, v.End)
+		}
+		verdict := "not a spin"
+		if v.Spin {
+			verdict = "SPIN"
+		}
+		fmt.Fprintf(&b, "  %-24s %5.1f%% %6.3f  %s (%s): %s\n", where, v.Share, v.Cores, v.Kind, verdict, v.Detail)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Severity limits of a source-confirmed busy-wait: a warning from
+// spinWarnCores (the profile's SD204 limit), critical when the loop takes
+// a whole core (spinCriticalCores allows the 5% a profile's sampling
+// loses) and most of the profile.
+const (
+	spinCriticalCores = 0.95
+	spinCriticalShare = 60.0
+)
+
+// Profile joins a profile's diagnosis with the source. For each candidate
+// hot line (Summary.Candidates) it reads the loop there. A loop the source
+// shows as a spin (a select with a default, a Gosched or atomic spin) or a
+// sleep poll becomes SD204 at the spinning line with the CPU measured in
+// the whole loop (its own lines, the select and Gosched frames under them,
+// and for a yield spin the Gosched CPU whose stacks mcall cut) and the
+// source's evidence; it replaces the profile's own SD204 of that kind and
+// any runtime-lock finding (SD205) located inside the loop. A select or
+// Gosched line whose loop the source shows blocking or computing is not a
+// spin: the profile's SD204 for it is dropped, and findings that remain at
+// that line say what the source showed.
+//
+// Without a SourceReader, or when no file is found, the profile's findings
+// stand as the profile made them and the summary's Source says so.
+func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
+	if res == nil || res.Summary == nil {
+		return nil, errors.New("no profile result to join")
+	}
+	lk := newLookups(opt.Source)
+	sum := res.Summary
+	out := &ProfileResult{Summary: &ProfileSummary{Summary: sum}}
+	if opt.Source == nil {
+		out.Findings = slices.Clone(res.Findings)
+		out.Summary.Source = lk.report()
+		return out, nil
+	}
+
+	type loopKey struct {
+		file       string
+		start, end int
+		line       int // for lines outside loops
+	}
+	verdicts := map[loopKey]*LoopVerdict{}
+	byLine := map[string]*LoopVerdict{} // file:line of a candidate → its verdict
+	kinds := map[loopKey]map[string]bool{}
+	for _, c := range sum.Candidates {
+		loop := lk.at(c.File, c.Line)
+		if loop == nil {
+			continue
+		}
+		v := LoopVerdict{File: c.File, Function: c.Function, Kind: loop.Kind, Detail: loop.Detail, SpinLine: loop.SpinLine}
+		key := loopKey{file: c.File}
+		if k, start, end, ok := loop.SpinLoop(); ok {
+			v.Kind, v.Start, v.End, v.Spin = k, start, end, true
+		} else if loop.Kind == inspect.SleepPoll {
+			v.Start, v.End, v.Spin = loop.Start, loop.End, true
+		} else if loop.Kind != inspect.NotInLoop {
+			v.Start, v.End = loop.Start, loop.End
+		}
+		key.start, key.end = v.Start, v.End
+		if v.Start == 0 {
+			key.line = c.Line
+		}
+		if v.SpinLine == 0 || v.Spin && (v.SpinLine < v.Start || v.SpinLine > v.End) {
+			v.SpinLine = cmp.Or(v.Start, c.Line)
+		}
+		have := verdicts[key]
+		if have == nil {
+			have = &v
+			verdicts[key] = have
+			kinds[key] = map[string]bool{}
+		}
+		if !slices.Contains(have.Lines, c.Line) {
+			have.Lines = append(have.Lines, c.Line)
+		}
+		kinds[key][c.Kind] = true
+		byLine[fmt.Sprintf("%s:%d", c.File, c.Line)] = have
+	}
+
+	// The CPU of each loop: every user line inside it.
+	for key, v := range verdicts {
+		if v.Start == 0 {
+			for _, l := range sum.UserLines {
+				if l.File == key.file && l.Line == key.line {
+					v.OwnShare += l.Share
+				}
+			}
+			continue
+		}
+		for _, l := range sum.UserLines {
+			if l.File == key.file && l.Line >= v.Start && l.Line <= v.End {
+				v.OwnShare += l.Share
+			}
+		}
+	}
+	// Gosched's cut CPU goes to the yield spins the source confirmed, in
+	// proportion to their own CPU: it has no user frame to say which.
+	var yieldOwn float64
+	var yieldLoops []*LoopVerdict
+	for _, v := range verdicts {
+		if v.Spin && v.Kind == inspect.YieldSpin {
+			yieldLoops = append(yieldLoops, v)
+			yieldOwn += v.OwnShare
+		}
+	}
+	cutYield := spinOf(sum, profile.CandYield).CutShare
+	for _, v := range yieldLoops {
+		part := 1 / float64(len(yieldLoops))
+		if yieldOwn > 0 {
+			part = v.OwnShare / yieldOwn
+		}
+		v.CutShare = cutYield * part
+	}
+	for _, v := range verdicts {
+		v.Share = v.OwnShare + v.CutShare
+		v.Cores = v.Share / 100 * sum.Cores
+		out.Summary.Loops = append(out.Summary.Loops, *v)
+	}
+	slices.SortFunc(out.Summary.Loops, func(x, y LoopVerdict) int {
+		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Start, y.Start),
+			cmp.Compare(x.Lines[0], y.Lines[0]))
+	})
+
+	// Which profile-only SD204 kinds the source settled: confirmed (a spin
+	// finding replaces it) or refuted (every candidate line of that kind
+	// the source read blocks or computes).
+	confirmed := map[string]bool{}
+	read := map[string]int{}
+	refuted := map[string]int{}
+	for key, v := range verdicts {
+		for kind := range kinds[key] {
+			read[kind]++
+			if v.Spin {
+				confirmed[kind] = true
+			} else {
+				refuted[kind]++
+			}
+		}
+	}
+	// A yield spin found from the work between yields (a compute
+	// candidate inside a Gosched loop) settles the cut yields too.
+	if len(yieldLoops) > 0 {
+		confirmed[profile.CandYield] = true
+	}
+	settled := func(kind string) bool {
+		return confirmed[kind] || read[kind] > 0 && refuted[kind] == read[kind]
+	}
+
+	var spins []finding.Finding
+	for _, v := range out.Summary.Loops {
+		if v.Spin {
+			spins = append(spins, spinFinding(v, sum))
+		}
+	}
+	for _, f := range res.Findings {
+		if k := profile.SpinKind(f); k != "" && settled(k) {
+			continue
+		}
+		if inSpin(f, out.Summary.Loops) && (f.Rule == "SD204" || f.Rule == "SD205") {
+			continue // the spin's own cost, reported with it
+		}
+		f = slices.Clone([]finding.Finding{f})[0]
+		if len(f.Locations) > 0 {
+			if v := byLine[fmt.Sprintf("%s:%d", f.Locations[0].File, f.Locations[0].Line)]; v != nil && !v.Spin {
+				label := fmt.Sprintf("source: %s loop, not a spin (%s)", v.Kind, v.Detail)
+				if f.Rule == "SD204" && v.Kind == inspect.Blocking {
+					// The profile measured a busy-wait with little parking
+					// here: a block the source sees (a conditional sleep, a
+					// call that may block) is not the path taken.
+					label = fmt.Sprintf("source: the loop may block (%s), but parking measured only %.0f%% of CPU: "+
+						"the blocking path is not the one taken", v.Detail, sum.ParkShare)
+				}
+				f.Evidence = append(slices.Clone(f.Evidence), finding.Evidence{
+					Label: label, Value: float64(cmp.Or(v.Start, v.Lines[0])), Unit: "line"})
+				f.Sources = []string{string(finding.SourceProfile), string(finding.SourceLint)}
+			}
+		}
+		out.Findings = append(out.Findings, f)
+	}
+	out.Findings = append(out.Findings, spins...)
+	finding.Sort(out.Findings)
+	out.Summary.Source = lk.report()
+	return out, nil
+}
+
+func spinOf(s *profile.Summary, kind string) profile.Spin {
+	for _, sp := range s.Spins {
+		if sp.Kind == kind {
+			return sp
+		}
+	}
+	return profile.Spin{Kind: kind}
+}
+
+// inSpin reports whether a finding's first location lies in a loop the
+// source showed spinning.
+func inSpin(f finding.Finding, loops []LoopVerdict) bool {
+	if len(f.Locations) == 0 {
+		return false
+	}
+	l := f.Locations[0]
+	for _, v := range loops {
+		if v.Spin && v.File == l.File && l.Line >= v.Start && l.Line <= v.End {
+			return true
+		}
+	}
+	return false
+}
+
+// spinFinding is SD204 for a loop the source confirmed, at its spinning
+// line, with the measured cost and the source's evidence.
+func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
+	th := profile.DefaultThresholds.BusyWait
+	r, _ := finding.Lookup("SD204")
+	what, fix := spinWords(v.Kind)
+	msg := fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s in the loop at %s:%d-%d (the source shows: %s)",
+		v.Share, v.Cores, what, filepath.Base(v.File), v.Start, v.End, v.Detail)
+	if v.CutShare > 0 {
+		msg += fmt.Sprintf("; %.0f%% of it is Gosched's own cost, cut from the stacks by mcall", v.CutShare)
+	}
+	msg += fmt.Sprintf(", with parking at %.0f%% of CPU", sum.ParkShare)
+	f := finding.Finding{
+		Rule:      "SD204",
+		Severity:  r.Severity,
+		Message:   msg,
+		Locations: spinLocs(v),
+		Evidence: []finding.Evidence{
+			{Label: "share of the profile's CPU time in the loop", Value: round(v.Share), Unit: "%"},
+			{Label: "cores (CPU time / profile duration)", Value: round(v.Cores), Unit: "cores"},
+			{Label: "at the loop's own lines (user frames and the select/Gosched frames under them)", Value: round(v.OwnShare), Unit: "%"},
+			{Label: "Gosched CPU with no user frame, attributed to this loop", Value: round(v.CutShare), Unit: "%"},
+			{Label: "parking (scheduler, idle spinning, thread churn)", Value: round(sum.ParkShare), Unit: "%"},
+			{Label: "source: loop start (" + string(v.Kind) + ": " + v.Detail + ")", Value: float64(v.Start), Unit: "line"},
+			{Label: "source: loop end", Value: float64(v.End), Unit: "line"},
+		},
+		Fix:     fix,
+		Sources: []string{string(finding.SourceProfile), string(finding.SourceLint)},
+	}
+	park := profile.DefaultThresholds.MaxParkRatio
+	switch {
+	case v.Cores < th.Cores:
+		f.Severity = finding.Info
+		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", v.Cores)
+	case sum.ParkShare > park*v.Share:
+		// The program parks as much as this loop spins: the spin is
+		// bounded by contention (a spin lock under load) rather than a
+		// wait that never blocks. The corpus's ants pool: its Gosched
+		// spin lock at 23% of the CPU, parking 22%.
+		f.Severity = finding.Info
+		f.Message += fmt.Sprintf("; the program parks as much (%.0f%% of CPU), so this spin is bounded by contention "+
+			"rather than a wait that never blocks", sum.ParkShare)
+	case v.Cores >= spinCriticalCores && v.Share >= spinCriticalShare:
+		f.Severity = finding.Critical
+	}
+	return f
+}
+
+func spinWords(k inspect.Kind) (what, fix string) {
+	switch k {
+	case inspect.SelectDefault:
+		return "busy-waits in a select with a default",
+			"remove the default so the select blocks until a case is ready, or wait on the event (a channel close, " +
+				"ctx.Done()) in a blocking select (see SD101)"
+	case inspect.YieldSpin:
+		return "busy-waits yielding with runtime.Gosched",
+			"block on the event (a channel close, sync.WaitGroup, sync.Cond) instead of yielding in a loop (see SD106)"
+	case inspect.AtomicSpin:
+		return "busy-waits re-reading a flag or an atomic",
+			"wait on a channel, sync.Cond or sync.WaitGroup that the writer signals instead of re-reading the value (see SD106)"
+	case inspect.SleepPoll:
+		return "polls with a short time.Sleep",
+			"block on the event (a channel, sync.Cond) instead of sleeping and checking again (see SD102)"
+	}
+	return "spins", "block on the event instead of looping"
+}
+
+func round(v float64) float64 {
+	if v >= 10 {
+		return float64(int64(v*10+0.5)) / 10
+	}
+	return float64(int64(v*1000+0.5)) / 1000
+}
+
+// spinLocs are a spin's locations: the spinning operation, the loop's
+// first line, then the hot lines the profile measured in it.
+func spinLocs(v LoopVerdict) []finding.Location {
+	lines := []int{v.SpinLine}
+	if v.Start > 0 && v.Start != v.SpinLine {
+		lines = append(lines, v.Start)
+	}
+	for _, l := range v.Lines {
+		if !slices.Contains(lines, l) && len(lines) < 5 {
+			lines = append(lines, l)
+		}
+	}
+	locs := make([]finding.Location, len(lines))
+	for i, l := range lines {
+		locs[i] = finding.Location{File: v.File, Line: l, Function: v.Function}
+	}
+	return locs
+}

@@ -1,0 +1,263 @@
+package diagnose
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	pprof "github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
+	"github.com/schedoctor/schedoctor/profile"
+)
+
+// build makes a CPU profile of seconds from stacks (leaf first, frames
+// "fn" or "fn@/file.go:12") each holding the given CPU seconds, at 100 Hz.
+func build(seconds float64, parts ...any) *pprof.Profile {
+	const period = 10_000_000
+	p := &pprof.Profile{
+		SampleType:    []*pprof.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType:    &pprof.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        period,
+		DurationNanos: int64(seconds * 1e9),
+	}
+	funcs := map[string]*pprof.Function{}
+	locs := map[string]*pprof.Location{}
+	for i := 0; i < len(parts); i += 2 {
+		stack, cpu := parts[i].([]string), int64(parts[i+1].(float64)*1e9)
+		s := &pprof.Sample{Value: []int64{cpu / period, cpu}}
+		for _, fr := range stack {
+			l := locs[fr]
+			if l == nil {
+				name, pos, _ := strings.Cut(fr, "@")
+				file, line := "/usr/local/go/src/runtime/x.go", int64(0)
+				if pos != "" {
+					f, ln, _ := strings.Cut(pos, ":")
+					file = f
+					line, _ = strconv.ParseInt(ln, 10, 64)
+				}
+				fn := funcs[name+file]
+				if fn == nil {
+					fn = &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
+					funcs[name+file] = fn
+					p.Function = append(p.Function, fn)
+				}
+				l = &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: fn, Line: line}}}
+				locs[fr] = l
+				p.Location = append(p.Location, l)
+			}
+			s.Location = append(s.Location, l)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+// fakeSource answers At from a table of loops by file:line; other lines
+// of a known file are outside loops, unknown files are not found.
+type fakeSource struct {
+	loops map[string]*inspect.Loop
+	asked []string
+}
+
+func (f *fakeSource) At(file string, line int) (*inspect.Loop, error) {
+	f.asked = append(f.asked, fmt.Sprintf("%s:%d", file, line))
+	if l, ok := f.loops[fmt.Sprintf("%s:%d", file, line)]; ok {
+		c := *l
+		c.Path, c.Line = file, line
+		return &c, nil
+	}
+	for k := range f.loops {
+		if strings.HasPrefix(k, file+":") {
+			return &inspect.Loop{Path: file, Line: line, Kind: inspect.NotInLoop, Detail: "in no loop"}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", file, inspect.ErrNoSource)
+}
+
+var (
+	stkSelectGo   = []string{"runtime.selectgo", "main.handler@/app/h.go:37", "net/http.HandlerFunc.ServeHTTP"}
+	stkSelectLock = []string{"runtime.procyield", "runtime.lock2", "runtime.sellock", "runtime.selectgo", "main.handler@/app/h.go:37"}
+	stkLoopWork   = []string{"main.handler@/app/h.go:40", "net/http.HandlerFunc.ServeHTTP"}
+	stkOther      = []string{"main.job@/app/h.go:20", "main.main"}
+	stkGoschedCut = []string{"runtime.nanotime", "runtime.findRunnable", "runtime.schedule", "runtime.goschedImpl", "runtime.gosched_m", "runtime.mcall"}
+	stkPoll       = []string{"github.com/x/q.(*Ring).Poll@/src/q/ring.go:152", "main.consume@/app/main.go:10"}
+	stkPollCAS    = []string{"github.com/x/q.(*Ring).Put@/src/q/ring.go:80", "main.produce@/app/main.go:20"}
+	stkWork       = []string{"main.hash@/app/main.go:30", "main.main"}
+)
+
+func analyse(t *testing.T, p *pprof.Profile) *profile.Result {
+	t.Helper()
+	res, err := profile.Analyze([]*pprof.Profile{p}, profile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func selectLoop(kind inspect.Kind, detail string) *inspect.Loop {
+	return &inspect.Loop{Function: "handler", Kind: kind, Start: 35, End: 45, SpinLine: 36, Detail: detail}
+}
+
+func only(fs []finding.Finding, rule string) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if f.Rule == rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestProfileSelectSpinConfirmed(t *testing.T) {
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2, stkOther, 0.1))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/app/h.go:37": selectLoop(inspect.SelectDefault, "select at line 36 has a default and cases on done, ctx.Done()"),
+		"/app/h.go:40": selectLoop(inspect.SelectDefault, "select at line 36 has a default and cases on done, ctx.Done()"),
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := only(out.Findings, "SD204")
+	if len(sd) != 1 {
+		t.Fatalf("SD204 %+v, want one source-backed finding", out.Findings)
+	}
+	f := sd[0]
+	if f.Severity != finding.Critical && f.Severity != finding.Warning {
+		t.Errorf("severity %s, want warning or critical", f.Severity)
+	}
+	if f.Locations[0].Line != 36 || f.Locations[0].File != "/app/h.go" {
+		t.Errorf("locations %v, want the select at h.go:36 first", f.Locations)
+	}
+	// The loop's share: the select line and the work line inside the loop
+	// (0.6+1.1+0.2 of 2.0s CPU), not the job outside it.
+	if !strings.HasPrefix(f.Message, "95% of CPU (0.95 cores)") || !strings.Contains(f.Message, "cases on done, ctx.Done()") {
+		t.Errorf("message %q: want the loop's 95%% and the source detail", f.Message)
+	}
+	if strings.Join(f.Sources, ",") != "profile,lint" {
+		t.Errorf("sources %v", f.Sources)
+	}
+	if len(only(out.Findings, "SD205")) != 0 {
+		t.Errorf("the select's lock reported apart: %+v", only(out.Findings, "SD205"))
+	}
+	if r := out.Summary.Source; !r.Given || r.Looked != 1 || r.Found != 1 {
+		t.Errorf("source report %+v", r)
+	}
+}
+
+func TestProfileAlwaysReadySelectIsNotASpin(t *testing.T) {
+	// The same frames, but the source shows a blocking select (its channel
+	// is always ready): no busy-wait claim.
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/app/h.go:37": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
+		"/app/h.go:40": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := only(out.Findings, "SD204"); len(sd) != 0 {
+		t.Fatalf("SD204 on a blocking select: %+v", sd)
+	}
+	if len(out.Summary.Loops) != 1 || out.Summary.Loops[0].Spin || out.Summary.Loops[0].Kind != inspect.Blocking {
+		t.Errorf("loops %+v, want one blocking verdict", out.Summary.Loops)
+	}
+	var b bytes.Buffer
+	if err := out.Summary.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "blocking (not a spin)") {
+		t.Errorf("text lacks the verdict:\n%s", b.String())
+	}
+}
+
+func TestProfileYieldSpinFromTheWorkBetweenYields(t *testing.T) {
+	// A ring buffer: Gosched's cost is cut; Poll's own frames sit inside
+	// the yield loop. A CAS retry loop that wins (Put) is not a spin.
+	res := analyse(t, build(8, stkGoschedCut, 6.0, stkPoll, 0.2, stkPollCAS, 0.6, stkWork, 1.2))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/src/q/ring.go:152": {Function: "(*Ring).Poll", Kind: inspect.YieldSpin, Start: 144, End: 167, SpinLine: 166, Detail: "its only wait is runtime.Gosched() at line 166"},
+		"/src/q/ring.go:80":  {Function: "(*Ring).Put", Kind: inspect.RetryCAS, Start: 75, End: 90, SpinLine: 82, Detail: "retries a CompareAndSwap at line 82"},
+		"/app/main.go:30":    {Function: "hash", Kind: inspect.Compute, Start: 28, End: 32, Detail: "computes"},
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := only(out.Findings, "SD204")
+	if len(sd) != 1 {
+		t.Fatalf("SD204 %+v, want one at the Poll loop", sd)
+	}
+	f := sd[0]
+	if f.Locations[0].Line != 166 || f.Locations[1].Line != 144 {
+		t.Errorf("locations %v, want Gosched's line 166 then the loop's 144", f.Locations)
+	}
+	// 6.0s cut yield + 0.2s Poll of 8.0s CPU.
+	if !strings.HasPrefix(f.Message, "78% of CPU") {
+		t.Errorf("message %q, want the loop's 78%% (its frames and the cut yields)", f.Message)
+	}
+	for _, l := range out.Summary.Loops {
+		if l.Kind == inspect.RetryCAS && l.Spin {
+			t.Errorf("the CAS retry called a spin: %+v", l)
+		}
+	}
+}
+
+func TestProfileWithoutSource(t *testing.T) {
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2))
+	for _, c := range []struct {
+		name string
+		opt  Options
+		text string
+	}{
+		{"no reader", Options{}, "source: not read"},
+		{"files not found", Options{Source: &fakeSource{}}, "none of the 1 file(s) the hot lines name was found (e.g. /app/h.go); pass -src DIR"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Profile(res, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd := only(out.Findings, "SD204")
+			if len(sd) != 1 || sd[0].Severity != finding.Info || !strings.Contains(sd[0].Message, "pass -src DIR") {
+				t.Errorf("SD204 %+v, want the profile's own info finding with the -src hint", sd)
+			}
+			for _, f := range out.Findings {
+				if strings.Contains(f.Message, "CPU shortage") || strings.Contains(f.Fix, "add CPU") {
+					t.Errorf("a spin called CPU shortage: %+v", f)
+				}
+			}
+			if got := out.Summary.Source.Text(); !strings.Contains(got, c.text) {
+				t.Errorf("source text %q, want %q", got, c.text)
+			}
+		})
+	}
+}
+
+func TestProfileSpinLockUnderContentionIsInfo(t *testing.T) {
+	// A Gosched spin lock at 25% of the CPU while the program parks 25%:
+	// the source confirms a spin, but it is bounded by contention.
+	stkSchedule := []string{"runtime.execute", "runtime.schedule", "runtime.park_m", "runtime.mcall"}
+	stkLock := []string{"github.com/x/pool.(*spinLock).Lock@/src/pool/spin.go:20", "main.submit@/app/main.go:5"}
+	res := analyse(t, build(4, stkGoschedCut, 0.8, stkLock, 0.2, stkSchedule, 1.0, stkWork, 2.0))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/src/pool/spin.go:20": {Function: "(*spinLock).Lock", Kind: inspect.YieldSpin, Start: 19, End: 27, SpinLine: 22, Detail: "its only wait is runtime.Gosched()"},
+		"/app/main.go:30":      {Function: "hash", Kind: inspect.Compute, Start: 28, End: 32, Detail: "computes"},
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := only(out.Findings, "SD204")
+	if len(sd) != 1 || sd[0].Severity != finding.Info || !strings.Contains(sd[0].Message, "bounded by contention") {
+		t.Fatalf("SD204 %+v, want one info finding bounded by contention", sd)
+	}
+	if sd[0].Locations[0].Line != 22 {
+		t.Errorf("locations %v, want the Gosched at 22", sd[0].Locations)
+	}
+}

@@ -1,0 +1,219 @@
+package inspect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/internal/evidence"
+)
+
+// pkgKey identifies a package load: the directory, and whether the test
+// files were asked for (a hot line in a _test.go file of a benchmark).
+type pkgKey struct {
+	dir   string
+	tests bool
+}
+
+// pkgEntry is one load's outcome, computed once.
+type pkgEntry struct {
+	once     sync.Once
+	findings []finding.Finding
+	err      error
+}
+
+// findings returns the analyzers' findings in path between lines start and
+// end, from the loaded package when it loads (typed) or from the file's
+// leniently typed package.
+func (r *Resolver) findings(fe *fileEntry, start, end int) ([]finding.Finding, bool) {
+	var all []finding.Finding
+	typed := false
+	if !r.NoLoad {
+		fs, err := r.loadPackage(fe.abs)
+		if err == nil {
+			all, typed = fs, true
+		}
+	}
+	if !typed {
+		all = fe.untypedFindings()
+	}
+	var out []finding.Finding
+	for _, f := range all {
+		if len(f.Locations) == 0 {
+			continue
+		}
+		l := f.Locations[0]
+		if l.File == fe.abs && l.Line >= start && l.Line <= end {
+			out = append(out, f)
+		}
+	}
+	return out, typed
+}
+
+func (r *Resolver) loadTimeout() time.Duration {
+	if r.LoadTimeout > 0 {
+		return r.LoadTimeout
+	}
+	return DefaultLoadTimeout
+}
+
+// loadPackage runs the analyzers on the package holding path, once per
+// directory; findings carry absolute paths.
+func (r *Resolver) loadPackage(abs string) ([]finding.Finding, error) {
+	key := pkgKey{dir: filepath.Dir(abs), tests: strings.HasSuffix(abs, "_test.go")}
+	r.mu.Lock()
+	if r.pkgs == nil {
+		r.pkgs = map[pkgKey]*pkgEntry{}
+	}
+	e, ok := r.pkgs[key]
+	if !ok {
+		e = &pkgEntry{}
+		r.pkgs[key] = e
+	}
+	r.mu.Unlock()
+	e.once.Do(func() { e.findings, e.err = runLint(key, abs, r.loadTimeout()) })
+	return e.findings, e.err
+}
+
+// runLint is lint.Run on the package of file, bounded in time, with a go
+// command that never reaches the network, and never panicking.
+func runLint(key pkgKey, file string, timeout time.Duration) (fs []finding.Finding, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fs, err = nil, fmt.Errorf("analysing the package of %s panicked: %v", file, p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	env := append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local")
+	res, err := lint.Run(ctx, lint.Options{
+		Dir:      key.dir,
+		Patterns: []string{"file=" + file},
+		Tests:    key.tests,
+		Env:      env,
+	})
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("loading the package of %s: took longer than %v", file, timeout)
+		}
+		return nil, fmt.Errorf("loading the package of %s: %w", file, err)
+	}
+	for i := range res.Findings {
+		for j, l := range res.Findings[i].Locations {
+			if l.File != "" && !filepath.IsAbs(l.File) {
+				res.Findings[i].Locations[j].File = filepath.Join(key.dir, l.File)
+			}
+		}
+	}
+	return res.Findings, nil
+}
+
+// untypedFindings runs the analyzers on the file's leniently typed package,
+// once per file.
+func (fe *fileEntry) untypedFindings() []finding.Finding {
+	fe.lintOnce.Do(func() { fe.lint = fe.runUntyped() })
+	return fe.lint
+}
+
+func (fe *fileEntry) runUntyped() (out []finding.Finding) {
+	if fe.pkg == nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			out = nil // the checker itself failed on odd input: no findings, no crash
+		}
+	}()
+	var names []string
+	for _, f := range fe.files {
+		names = append(names, fe.fset.File(f.FileStart).Name())
+	}
+	pkg := &packages.Package{
+		ID:              "inspect:" + fe.abs,
+		Name:            fe.file.Name.Name,
+		PkgPath:         fe.pkg.Path(),
+		GoFiles:         names,
+		CompiledGoFiles: names,
+		Fset:            fe.fset,
+		Syntax:          fe.files,
+		Types:           fe.pkg,
+		TypesInfo:       fe.info,
+		TypesSizes:      types.SizesFor("gc", runtime.GOARCH),
+	}
+	graph, err := checker.Analyze(recovering(lint.Analyzers), []*packages.Package{pkg}, nil)
+	if err != nil {
+		return nil
+	}
+	for _, act := range graph.Roots {
+		if act.Err != nil {
+			continue
+		}
+		ev, _ := act.Result.(*evidence.Result)
+		for _, d := range act.Diagnostics {
+			out = append(out, fe.toFinding(act.Analyzer.Name, d, ev))
+		}
+	}
+	finding.Sort(out)
+	return slices.CompactFunc(out, func(a, b finding.Finding) bool {
+		return a.Rule == b.Rule && a.Message == b.Message && a.Locations[0] == b.Locations[0]
+	})
+}
+
+func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evidence.Result) finding.Finding {
+	pos := fe.fset.Position(d.Pos)
+	rule := d.Category
+	if rule == "" {
+		rule = analyzer
+	}
+	f := finding.Finding{Rule: rule, Message: d.Message, Severity: finding.Warning}
+	if c, ok := finding.Lookup(rule); ok {
+		f.Severity, f.Fix = c.Severity, c.Fix
+	}
+	fn := ""
+	if pos.Filename == fe.abs {
+		if name := funcName(fe.chain(pos.Line)); name != "" {
+			fn = fe.file.Name.Name + "." + name
+		}
+	}
+	f.Locations = []finding.Location{{File: pos.Filename, Line: pos.Line, Column: pos.Column, Function: fn}}
+	if ev != nil {
+		f.Evidence = slices.Clone(ev.ByPos[d.Pos])
+	}
+	return f
+}
+
+// recovering returns copies of analyzers whose Run turns a panic into an
+// error: the checker runs them on goroutines of its own, where a panic on
+// a leniently typed file would take the whole process down.
+func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
+	out := make([]*analysis.Analyzer, len(analyzers))
+	for i, a := range analyzers {
+		c := *a
+		run := a.Run
+		c.Run = func(pass *analysis.Pass) (res any, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					res, err = nil, fmt.Errorf("analyzer %s panicked on %s: %v", a.Name, pass.Pkg.Path(), p)
+				}
+			}()
+			return run(pass)
+		}
+		out[i] = &c
+	}
+	return out
+}

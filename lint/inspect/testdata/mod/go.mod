@@ -1,0 +1,3 @@
+module example.com/insp
+
+go 1.26

@@ -1,0 +1,217 @@
+package spinwait
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	uatomic "go.uber.org/atomic"
+
+	"flags"
+)
+
+// Shapes from real code: CAS loops that wait for another goroutine,
+// helpers that poll without blocking, re-read values, TryLock, and
+// third-party atomic types.
+
+const size = 8
+
+type ring struct {
+	read, write atomic.Uint64
+	slots       [size]int
+}
+
+// push claims a slot only when the reader has made room: the iteration
+// that finds the ring full writes nothing and waits for the reader.
+func (q *ring) push(v int) {
+	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+		w := q.write.Load()
+		r := q.read.Load()
+		if w-r < size {
+			if q.write.CompareAndSwap(w, w+1) {
+				q.slots[w%size] = v
+				return
+			}
+		}
+		runtime.Gosched()
+	}
+}
+
+var sequence uint64
+
+func claimWhenBelow(limit uint64) {
+	for { // want `loop spins with nothing that blocks`
+		cur := atomic.LoadUint64(&sequence)
+		if cur < limit {
+			if atomic.CompareAndSwapUint64(&sequence, cur, cur+1) {
+				break
+			}
+		}
+	}
+}
+
+func isDone(done chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+func waitDone(done chan struct{}) {
+	for !isDone(done) { // want `loop spins while !isDone\(done\)`
+	}
+}
+
+var upstream atomic.Int64
+
+func waitGate(x int64) int64 {
+	var gate int64
+	for { // want `loop spins with nothing that blocks`
+		gate = upstream.Load()
+		if gate >= x {
+			break
+		}
+	}
+	return gate
+}
+
+func waitIfInit(x int64) {
+	for { // want `loop spins with nothing that blocks`
+		if g := upstream.Load(); g >= x {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+var mu sync.Mutex
+
+func tryLockSpin() {
+	for !mu.TryLock() { // want `loop spins while !mu.TryLock\(\)`
+	}
+	mu.Unlock()
+}
+
+func tryLockGosched() {
+	for !mu.TryLock() { // want `loop spins while !mu.TryLock\(\), holding a core \(runtime.Gosched does not park\)`
+		runtime.Gosched()
+	}
+	mu.Unlock()
+}
+
+var (
+	uready uatomic.Bool
+	ucount uatomic.Int64
+)
+
+func uberBool() {
+	for !uready.Load() { // want `loop spins while !uready.Load\(\)`
+		runtime.Gosched()
+	}
+}
+
+func uberCompare(n int64) {
+	for ucount.Load() < n { // want `loop spins while ucount.Load\(\) < n`
+	}
+}
+
+func uberSnapshot() {
+	for { // want `loop spins with nothing that blocks`
+		if v, ok := ucount.Snapshot(); ok && v > 0 {
+			return
+		}
+	}
+}
+
+func otherPackageHelper(g *flags.Gate) {
+	for !g.IsOpen() { // want `loop spins while !g.IsOpen\(\)`
+		runtime.Gosched()
+	}
+}
+
+// Negatives.
+
+// Retry until my CAS wins: every failure means another goroutine's CAS
+// won, so the loop is bounded by contention.
+func casIncrement(v *atomic.Int64) {
+	for {
+		old := v.Load()
+		if v.CompareAndSwap(old, old+1) {
+			break
+		}
+	}
+}
+
+func casUber() {
+	for {
+		old := ucount.Load()
+		if ucount.CAS(old, old+1) {
+			return
+		}
+	}
+}
+
+func casMax(v *atomic.Int64, n int64) {
+	for {
+		old := v.Load()
+		if old >= n {
+			return
+		}
+		if v.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// An unconditional increment on every iteration is progress.
+func uberInc() {
+	for ucount.Load() < 10 {
+		ucount.Inc()
+	}
+}
+
+func lockWaits() {
+	for !ready.Load() {
+		mu.Lock()
+		spins++
+		mu.Unlock()
+	}
+}
+
+type stack struct{ items []int }
+
+// A pure helper reads no shared state: nothing to wait for.
+func (s *stack) empty() bool { return len(s.items) == 0 }
+
+func localHelper(s *stack) {
+	for !s.empty() {
+		s.items = s.items[1:]
+	}
+}
+
+func helperWork(step func() bool) {
+	for !ready.Load() {
+		work()
+	}
+}
+
+func work() { spins++ }
+
+func advances(l *list) {
+	var cur *list
+	for cur = l; cur != nil; {
+		cur = cur.next
+	}
+}
+
+func blockingHelper(done chan struct{}) {
+	for !waitFor(done) {
+	}
+}
+
+func waitFor(done chan struct{}) bool {
+	<-done
+	return true
+}

@@ -1,0 +1,184 @@
+package timerloop
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/schedoctor/schedoctor/lint/internal/astutil"
+)
+
+// This file answers the one control-flow question of the rule: after a
+// select case runs, can the loop start another iteration (and so make the
+// next timer while this one is dropped)? Every doubt is answered "no",
+// which keeps the analyzer silent.
+
+// surelyLeaves reports whether running list always leaves loop: it holds a
+// statement that leaves (return, a break or continue out of the loop, a
+// goto, a call that never returns) or an if/else, switch or select every
+// branch of which leaves — the terminating-statement analysis of the Go
+// spec, widened from "leaves the function" to "leaves the loop".
+// breakLeaves says whether an unlabelled break at the top of list leaves
+// the loop (false inside a select or switch clause).
+func surelyLeaves(info *types.Info, list []ast.Stmt, loop astutil.Loop, breakLeaves bool) bool {
+	for _, s := range list {
+		if continues(info, s, loop) {
+			return false // reaches the next iteration before leaving
+		}
+		if stmtLeaves(info, s, loop, breakLeaves) {
+			return true
+		}
+	}
+	return false
+}
+
+func stmtLeaves(info *types.Info, s ast.Stmt, loop astutil.Loop, breakLeaves bool) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt, *ast.BranchStmt, *ast.ExprStmt:
+		return astutil.Leaves(info, s, loop, breakLeaves)
+	case *ast.BlockStmt:
+		return surelyLeaves(info, s.List, loop, breakLeaves)
+	case *ast.LabeledStmt:
+		return stmtLeaves(info, s.Stmt, loop, breakLeaves)
+	case *ast.IfStmt:
+		return s.Else != nil && surelyLeaves(info, s.Body.List, loop, breakLeaves) &&
+			stmtLeaves(info, s.Else, loop, breakLeaves)
+	case *ast.SwitchStmt:
+		return clausesLeave(info, s.Body, loop)
+	case *ast.TypeSwitchStmt:
+		return clausesLeave(info, s.Body, loop)
+	case *ast.SelectStmt:
+		for _, c := range s.Body.List {
+			if !surelyLeaves(info, c.(*ast.CommClause).Body, loop, false) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// clausesLeave reports whether a switch has a default and every clause
+// leaves the loop (a fallthrough counts as not leaving: rare, and silence
+// is the safe answer).
+func clausesLeave(info *types.Info, body *ast.BlockStmt, loop astutil.Loop) bool {
+	hasDefault := false
+	for _, c := range body.List {
+		cc := c.(*ast.CaseClause)
+		if cc.List == nil {
+			hasDefault = true
+		}
+		if !surelyLeaves(info, cc.Body, loop, false) {
+			return false
+		}
+	}
+	return hasDefault
+}
+
+// continues reports whether n holds a continue that starts loop's next
+// iteration: an unlabelled continue not nested in an inner loop, or one
+// labelled with loop's label. Function literals are not entered.
+func continues(info *types.Info, n ast.Node, loop astutil.Loop) bool {
+	found := false
+	var walk func(n ast.Node, nested bool)
+	walk = func(root ast.Node, nested bool) {
+		ast.Inspect(root, func(n ast.Node) bool {
+			if n == nil || found {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				if n != root {
+					walk(n, true)
+					return false
+				}
+			case *ast.BranchStmt:
+				if n.Tok != token.CONTINUE {
+					break
+				}
+				if n.Label == nil {
+					found = !nested
+				} else if l, _ := info.Uses[n.Label].(*types.Label); l != nil && l == loop.Label {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	walk(n, false)
+	return found
+}
+
+// tailLeaves reports whether, once the select sel has run, the statements
+// that follow it on the way back to loop's body surely leave the loop: the
+// select then runs at most once per entry into the loop, unless a case
+// continues it. parents maps the loop's nodes to their parents. A path it
+// does not understand (sel inside an inner loop, a closure) answers false.
+func tailLeaves(info *types.Info, sel ast.Stmt, loop astutil.Loop, parents map[ast.Node]ast.Node) bool {
+	breakLeaves := true
+	// Whether an unlabelled break is the loop's depends on the switches
+	// and selects between sel and the loop, so collect the path first.
+	var path []ast.Node
+	for n := ast.Node(sel); n != nil && n != loop.Stmt; n = parents[n] {
+		path = append(path, n)
+	}
+	for i := len(path) - 1; i >= 1; i-- {
+		var list []ast.Stmt
+		switch n := path[i].(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			breakLeaves = false
+			continue
+		case *ast.IfStmt, *ast.LabeledStmt:
+			continue
+		default:
+			return false
+		}
+		for k, s := range list {
+			if s == path[i-1] {
+				if surelyLeaves(info, list[k+1:], loop, breakLeaves) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+// mayContinue reports whether a case of sel other than the one holding
+// timer can let the loop run another iteration, dropping the timer: its
+// body continues the loop, or it neither leaves nor is followed by
+// statements that leave.
+func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer ast.Node, parents map[ast.Node]ast.Node) bool {
+	tail := -1 // computed on demand: 0 no, 1 yes
+	for _, c := range sel.Body.List {
+		c := c.(*ast.CommClause)
+		if c.Comm != nil && c.Comm.Pos() <= timer.Pos() && timer.End() <= c.Comm.End() {
+			continue
+		}
+		if continues(info, &ast.BlockStmt{List: c.Body}, loop) {
+			return true
+		}
+		if surelyLeaves(info, c.Body, loop, false) {
+			continue
+		}
+		if tail < 0 {
+			tail = 0
+			if tailLeaves(info, sel, loop, parents) {
+				tail = 1
+			}
+		}
+		if tail == 0 {
+			return true
+		}
+	}
+	return false
+}
