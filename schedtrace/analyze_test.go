@@ -71,6 +71,18 @@ func TestThresholds(t *testing.T) {
 		}), ""},
 		{"idle Ps with queued work, 3 of 12", ticks(12, func(i int, tk *Tick) {
 			if i%4 == 0 {
+				tk.IdleProcs, tk.RunQueue = 1, 3
+			}
+		}), "SD311:warning"},
+		// One goroutine caught between readied and run, in a quarter of the
+		// ticks (go-httpbin on a crowded host): noted, not a warning.
+		{"idle Ps beside one queued goroutine, 3 of 12", ticks(12, func(i int, tk *Tick) {
+			if i%4 == 0 {
+				tk.IdleProcs, tk.RunQueue = 1, 1
+			}
+		}), "SD311:info"},
+		{"idle Ps beside one queued goroutine, 6 of 12", ticks(12, func(i int, tk *Tick) {
+			if i%2 == 0 {
 				tk.IdleProcs, tk.RunQueue = 1, 1
 			}
 		}), "SD311:warning"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 
 	pprof "github.com/google/pprof/profile"
 
@@ -32,7 +33,7 @@ func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, error
 	// The demo wrote the lab into a module of its own and built it there,
 	// so the paths the profile recorded are readable: join the hot lines
 	// with the source, as `schedoctor profile` does.
-	joined, err := diagnose.Profile(res, diagnose.Options{Source: &inspect.Resolver{}})
+	joined, err := diagnose.Profile(res, diagnose.Options{Source: &inspect.Resolver{NoFindings: true}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -41,14 +42,15 @@ func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, error
 
 // diagnoseTrace runs `schedoctor trace` on one recorded execution trace.
 // The lab ran on this machine, so the CPUs it could use are this process's:
-// that lets the trace analysis check Ps against CPUs (SD303).
-func diagnoseTrace(ctx context.Context, path string) ([]finding.Finding, error) {
+// that lets the trace analysis check Ps against CPUs (SD303); cpu is the CPU
+// time the program used while traced (0: unknown).
+func diagnoseTrace(ctx context.Context, path string, cpu time.Duration) ([]finding.Finding, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	topt := exectrace.Options{CPUs: float64(runtime.NumCPU())}
+	topt := exectrace.Options{CPUs: float64(runtime.NumCPU()), ProcessCPU: cpu}
 	res, err := exectrace.Analyze(ctx, f, topt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -32,16 +32,16 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 		}
 		d := r.opt.Duration
 		r.progress("%s: running %s for %v (%s)", st, p.Name, d, p.Summary)
-		if err := r.runProgram(ctx, p, d, flagName, out); err != nil {
+		cpu, err := r.runProgram(ctx, p, d, flagName, out)
+		if err != nil {
 			r.record(p.Name, st, nil, err)
 			continue
 		}
 		var fs []finding.Finding
-		var err error
 		if st == StageProfile {
 			fs, err = diagnoseProfile(ctx, out)
 		} else {
-			fs, err = diagnoseTrace(ctx, out)
+			fs, err = diagnoseTrace(ctx, out, cpu)
 		}
 		r.record(p.Name, st, fs, err)
 	}
@@ -70,8 +70,12 @@ func (r *runner) build(ctx context.Context) error {
 	return os.MkdirAll(filepath.Join(r.dir, "out"), 0o755)
 }
 
-// runProgram runs one program with the recording flag, bounded in time.
-func (r *runner) runProgram(ctx context.Context, p lab.Program, d time.Duration, flagName, out string) error {
+// runProgram runs one program with the recording flag, bounded in time,
+// and returns the CPU time it used (user and system, all threads): the
+// trace covers the whole run, so this is the CPU the process got while it
+// was traced, which tells a host that withheld CPU from Go queueing work
+// (exectrace.Options.ProcessCPU).
+func (r *runner) runProgram(ctx context.Context, p lab.Program, d time.Duration, flagName, out string) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.bins[p.Name], "-duration", d.String(), flagName, out)
@@ -82,9 +86,9 @@ func (r *runner) runProgram(ctx context.Context, p lab.Program, d time.Duration,
 	cmd.Stdout = nil
 	setProcessGroup(cmd)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("running lab program %s: %v: %s", p.Name, err, strings.TrimSpace(lastLines(stderr.String(), 5)))
+		return 0, fmt.Errorf("running lab program %s: %v: %s", p.Name, err, strings.TrimSpace(lastLines(stderr.String(), 5)))
 	}
-	return nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func lastLines(s string, n int) string {

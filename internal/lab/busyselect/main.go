@@ -33,7 +33,7 @@ func bad(ctx context.Context) {
 	go produce(ctx, jobs)
 	idle := 0
 	for {
-		select { // lab:SD101
+		select { // lab:SD101 lab:SD308
 		case j, ok := <-jobs: // lab:SD204
 			if !ok {
 				return
