@@ -75,7 +75,9 @@ func TestSpinCause(t *testing.T) {
 
 	// The source shows computation: SD308 stays info, and the backlog may
 	// then say the work needs more CPU.
-	compute := func(SpinSite) *Verdict { return &Verdict{Compute: true, Kind: "compute", Detail: "no wait and no spin operation"} }
+	compute := func(SpinSite) *Verdict {
+		return &Verdict{Compute: true, Kind: "compute", Detail: "no wait and no spin operation"}
+	}
 	fs = Findings(s, Options{}, compute)
 	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute at app/main.go:53") {
 		t.Errorf("SD308 with a compute verdict = %+v", f)
@@ -201,5 +203,50 @@ func TestUserLocs(t *testing.T) {
 	}
 	if out := userLocs(in[:1]); len(out) != 1 {
 		t.Errorf("userLocs with no user frame = %v, want the frame kept", out)
+	}
+}
+
+// busyhandler-samples.trace was recorded with a CPU profile running on a
+// crowded machine (load average 14 on 2 CPUs): its 31 CPU samples put the
+// spin at the select's case line and show the host gave the process 0.3
+// cores while its Ps were busy 2.0.
+func TestSamplesFixture(t *testing.T) {
+	res := analyzeFile(t, "busyhandler-samples", Options{})
+	p := res.Summary.Procs
+	if p.ProcessCPUFrom != "cpu samples" || p.CPUSamples < samplesMinimum || p.BusyPerCorePct < withheldPct {
+		t.Fatalf("procs = %+v, want the process CPU from the samples, far below the busy Ps", p)
+	}
+	if len(res.Summary.Spinning) == 0 {
+		t.Fatal("no spinning site")
+	}
+	sp := res.Summary.Spinning[0]
+	if sp.HotFrom != "cpu samples" || !strings.HasSuffix(sp.HotLine.File, "busyhandler/main.go") || sp.SpinCodePct < 50 {
+		t.Errorf("spinning site = %+v, want its hot line from the samples, in select code", sp)
+	}
+	f := find(res.Findings, "SD303")
+	if f == nil || f.Severity != finding.Warning || !strings.Contains(f.Message, "host withheld CPU") {
+		t.Errorf("SD303 = %+v, want the host named", f)
+	}
+	for _, f := range res.Findings {
+		if strings.Contains(strings.ToLower(f.Fix), "add cpu") {
+			t.Errorf("%s advises more CPU: %s", f.Rule, f.Fix)
+		}
+	}
+}
+
+// A stop-the-world share made by one long pause is a tail, not allocation
+// (go-httpbin in the corpus: 6.0% from one 87ms pause).
+func TestSTWShareFromTail(t *testing.T) {
+	s := base()
+	s.GC = GCSummary{Cycles: 6, STWPct: 6, STW: Percentiles{Count: 20, Total: 60 * time.Millisecond},
+		STWLongest: []Stall{{At: 700 * time.Millisecond, Duration: 50 * time.Millisecond, What: "GC sweep termination"}}}
+	fs := Findings(s, Options{}, nil)
+	if len(fs) != 1 || fs[0].Rule != "SD306" || fs[0].Severity != finding.Info || strings.Contains(fs[0].Message, "allocates") {
+		t.Errorf("got %v: %v", rules(fs), fs)
+	}
+	s.GC.STWLongest[0].Duration = 5 * time.Millisecond // the share is steady: allocation
+	fs = Findings(s, Options{}, nil)
+	if f := find(fs, "SD306"); f == nil || f.Severity != finding.Warning || !strings.Contains(f.Message, "allocates") {
+		t.Errorf("got %v", fs)
 	}
 }

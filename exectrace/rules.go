@@ -26,9 +26,16 @@ const (
 	migrationPerS   = 1000.0
 	migrationPct    = 50.0
 	migrationStarts = 100
-	// SD305: syscalls at one site that came back without their P.
-	handoffMin  = 20
-	handoffPerS = 20.0
+	// SD305: syscalls at one site that came back without their P; info
+	// when under handoffTailPct of the site's calls did and their median
+	// is under handoffQuick (sysmon retakes a P after 20µs at the least).
+	handoffMin     = 20
+	handoffPerS    = 20.0
+	handoffTailPct = 10.0
+	handoffQuick   = 20 * time.Microsecond
+	// at this many calls a second from one site, batching is the advice
+	// whatever the share that lost the P (the lab's syscallheavy: 460k/s)
+	syscallsBatch = 10000.0
 	// SD306: stop-the-world share of the time, assist share of running time.
 	stwPct    = 5.0
 	assistPct = 5.0
@@ -250,25 +257,48 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		if sc.Handoffs < handoffMin || perS < handoffPerS {
 			continue
 		}
+		sev := finding.MustLookup("SD305").Severity
 		why := fmt.Sprintf("they blocked long enough for sysmon to hand it away (p50 %v, p99 %v); the goroutine then queued for a P", dur(sc.Duration.P50), dur(sc.Duration.P99))
 		fix := finding.MustLookup("SD305").Fix
+		handPct := 100 * float64(sc.Handoffs) / float64(max(sc.Count, 1))
+		callsPerS := float64(sc.Count) / secs
+		if callsPerS >= syscallsBatch {
+			why = fmt.Sprintf("the site makes %.0f syscalls/s: even calls this quick (p50 %v, p99 %v) lose their P now and then at that rate", callsPerS, dur(sc.Duration.P50), dur(sc.Duration.P99))
+		} else if handPct < handoffTailPct && sc.Duration.P50 < handoffQuick {
+			// Most calls here return at once: the few that lost their P
+			// are a tail (a descheduled thread, a slow moment), not the
+			// kind of syscall; batching is not what they need.
+			sev = finding.Info
+			why = fmt.Sprintf("a tail of slow calls blocked long enough for sysmon to hand their P away: %.1f%% of the calls here, which take %v at the median and %v at p99",
+				handPct, dur(sc.Duration.P50), dur(sc.Duration.P99))
+			fix = "Only a tail of these syscalls lost their P: look at what stalls them then (a descheduled thread: schedoctor procs; a slow device or peer) before batching."
+		}
 		if withheld {
 			why = host + ": threads stalled in and around their syscalls, and sysmon handed their Ps away"
 			fix = hostFix + " Batching syscalls would not help: the syscalls are slow because their threads wait for a CPU."
+		} else if s.Procs.ProcessCPU <= 0 {
+			why += "; whether the host withheld CPU is unknown (no CPU samples in the trace, no -process-cpu)"
 		}
-		add("SD305", finding.MustLookup("SD305").Severity,
-			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P because %s (%d syscalls here)",
-				sc.Handoffs, perS, why, sc.Count),
-			[]finding.Location{sc.Location},
-			[]finding.Evidence{
+		// A site with no user frame on its stack (net/http's own writes)
+		// is named, not given as the line to change.
+		locs := []finding.Location{sc.Location}
+		where := ""
+		if !isUserFunc(sc.Location.Function) {
+			locs = nil
+			where = fmt.Sprintf(", in %s with no user frame on the stack", sc.Location.Function)
+		}
+		add("SD305", sev,
+			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P because %s (%d syscalls here%s)",
+				sc.Handoffs, perS, why, sc.Count, where),
+			locs,
+			append([]finding.Evidence{
 				evid("syscalls that lost their P", float64(sc.Handoffs), "syscalls"),
 				evid("rate", round2(perS), "/s"),
 				evid("syscalls at this site", float64(sc.Count), "syscalls"),
 				evid("p50 syscall duration", us(sc.Duration.P50), "µs"),
 				evid("p99 syscall duration", us(sc.Duration.P99), "µs"),
 				evid("Ps taken from syscalls (all sites)", float64(s.Procs.Steals), "steals"),
-				evid("CPU the process got", s.Procs.ProcessCores, "cores"),
-			},
+			}, processCPUEvidence(s)...),
 			fix)
 	}
 
@@ -278,7 +308,21 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	if s.GC.STW.Total > 0 {
 		forcedPct = 100 * float64(s.GC.STWForced) / float64(s.GC.STW.Total)
 	}
-	if s.GC.STWPct >= stwPct || s.GC.AssistPct >= assistPct {
+	// The share without the long pauses: when a few tail pauses (a
+	// descheduled thread, usually) make the share, they are reported as
+	// the tail below, not as allocation.
+	stwSteady := s.GC.STWPct
+	if s.Trace.Duration > 0 {
+		var long time.Duration
+		for _, x := range longStalls(s.GC.STWLongest, stwLong) {
+			long += x.Duration
+		}
+		stwSteady = 100 * float64(max(s.GC.STW.Total-long, 0)) / float64(s.Trace.Duration)
+		if s.GC.STW.Total == 0 {
+			stwSteady = s.GC.STWPct // a summary without totals (tests): take the share as is
+		}
+	}
+	if stwSteady >= stwPct || s.GC.AssistPct >= assistPct {
 		var locs []finding.Location
 		ev := []finding.Evidence{
 			evid("stop-the-world share of the time", s.GC.STWPct, "%"),
@@ -333,7 +377,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			fmt.Sprintf("%d stop-the-world pauses of %v or more, the longest %v, because %s (longest: %s)",
 				len(long), stwLong, dur(long[0].Duration), why, stallList(long, 3)),
 			locs,
-			append([]finding.Evidence{evid("pauses ≥ "+stwLong.String(), float64(len(long)), "pauses"), evid("CPU the process got", s.Procs.ProcessCores, "cores")},
+			append(append([]finding.Evidence{evid("pauses ≥ "+stwLong.String(), float64(len(long)), "pauses")}, processCPUEvidence(s)...),
 				stallEvidence("pause", long, 3)...),
 			fix)
 	}
@@ -398,6 +442,12 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		}
 		switch {
 		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+1) && (v == nil || !v.Compute):
+			if v == nil && judge != nil && !isSpin {
+				// a yield storm too small for the spin shape (under 0.1 P):
+				// still read its line, so the finding carries the source
+				v = judge(SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, StopAt: st.StopAt,
+					Running: st.Running, StopRunPct: st.StopRunPct, MeanRun: st.MeanRun, Preempts: st.Preempts, Yields: st.Yields, Blocked: st.Blocked})
+			}
 			f := add("SD308", finding.MustLookup("SD308").Severity,
 				fmt.Sprintf("%.0f yields/s (%d yields for %d blocks) from goroutines running %s because they spin on runtime.Gosched instead of waiting",
 					yps, st.Yields, st.Blocked, st.Function),
@@ -506,6 +556,14 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s in a loop that %s at %s (%s), see SD308",
 			s.SpinPct, sp.Function, v.Detail, at, shape)
 		c.fix = "Make the spinning goroutines block on what they wait for (see SD308): more CPU would only feed the spin."
+	case v != nil:
+		// The source shows neither a spin nor plain computation (the
+		// loop blocks, or the line is in no loop): the goroutines work
+		// between their waits; say what was seen.
+		c.compute = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s that run until preempted (%s), in code the source shows as %s (%s)",
+			s.SpinPct, sp.Function, at, shape, v.Kind, v.Detail)
+		c.fix = finding.MustLookup("SD302").Fix
 	default:
 		c.spin = true
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s that run until preempted (%s): compute or spin, see SD308",
@@ -562,9 +620,12 @@ func queueReason(s *Summary, secs float64) string {
 	pct := func(d time.Duration) float64 { return 100 * float64(d) / float64(total) }
 	pre := reasonLatency(s, wakePreempted)
 	switch best.Reason {
-	case wakeNames[wakePreempted], wakeNames[wakeYield]:
-		return fmt.Sprintf("goroutines that run until preempted outnumber the Ps: %.0f%% of the time spent runnable followed a preemption or a yield (%d preemptions, %d wake-ups)",
-			pct(reasonLatency(s, wakePreempted).Total+reasonLatency(s, wakeYield).Total), pre.Count, wokenN)
+	case wakeNames[wakePreempted]:
+		return fmt.Sprintf("goroutines that run until preempted outnumber the Ps: %.0f%% of the time spent runnable followed a preemption (%d preemptions, %d wake-ups)",
+			pct(best.Total), pre.Count, wokenN)
+	case wakeNames[wakeYield]:
+		return fmt.Sprintf("goroutines that yield with runtime.Gosched requeue behind the Ps: %.0f%% of the time spent runnable followed a yield (%d yields, %d wake-ups, %d preemptions)",
+			pct(best.Total), best.Count, wokenN, pre.Count)
 	case wakeNames[wakeCreated]:
 		return fmt.Sprintf("goroutines are created faster than %d Ps run them: %.0f%% of the time spent runnable followed creation (%.0f/s, median wait %v)",
 			s.Procs.GOMAXPROCS, pct(best.Total), float64(best.Count)/secs, dur(best.P50))
@@ -631,6 +692,15 @@ func stallEvidence(what string, st []Stall, n int) []finding.Evidence {
 		out = append(out, evid(fmt.Sprintf("%s #%d (at %v)", what, i+1, x.At.Round(time.Millisecond)), ms(x.Duration), "ms"))
 	}
 	return out
+}
+
+// processCPUEvidence is the CPU the process got, when it is known: a zero
+// would read as "the process got no CPU".
+func processCPUEvidence(s *Summary) []finding.Evidence {
+	if s.Procs.ProcessCPU <= 0 {
+		return nil
+	}
+	return []finding.Evidence{evid("CPU the process got", s.Procs.ProcessCores, "cores")}
 }
 
 // userLocs drops the locations in the runtime, the standard library or

@@ -1,6 +1,7 @@
 package exectrace
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -81,10 +82,26 @@ func TestRules(t *testing.T) {
 		{name: "SD304 half the starts", edit: func(s *Summary) { s.Sites[0].MMoves = 2400 }},
 
 		{name: "SD305 handoffs", rule: "SD305", sev: finding.Warning, line: 30, edit: func(s *Summary) {
-			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30}, Count: 1e5, Handoffs: 120}}
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30, Function: "main.write"}, Count: 1000, Handoffs: 120,
+				Duration: Percentiles{P50: 300 * time.Microsecond, P99: 5 * time.Millisecond}}}
+		}},
+		{name: "SD305 quick calls at a high rate", rule: "SD305", sev: finding.Warning, line: 30, edit: func(s *Summary) {
+			// the lab's syscallheavy: one write per record, 188 of 491809 lost the P
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30, Function: "main.write"}, Count: 491809, Handoffs: 188,
+				Duration: Percentiles{P50: 351 * time.Nanosecond, P99: 575 * time.Nanosecond}}}
+		}},
+		{name: "SD305 a tail of quick calls", rule: "SD305", sev: finding.Info, line: 30, edit: func(s *Summary) {
+			// go-httpbin in the corpus: 100 of 3454 writes, p50 11µs
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30, Function: "main.write"}, Count: 3454, Handoffs: 100,
+				Duration: Percentiles{P50: 11 * time.Microsecond, P99: 983 * time.Microsecond}}}
+		}},
+		{name: "SD305 with no user frame is not located", rule: "SD305", sev: finding.Info, line: -1, edit: func(s *Summary) {
+			// net/http's own response writes: name the function, locate nothing
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/usr/local/go/src/syscall/zsyscall_linux_amd64.go", Line: 964, Function: "syscall.write"},
+				Count: 3454, Handoffs: 100, Duration: Percentiles{P50: 11 * time.Microsecond, P99: 983 * time.Microsecond}}}
 		}},
 		{name: "SD305 rare handoffs", edit: func(s *Summary) {
-			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30}, Count: 1e5, Handoffs: 19}}
+			s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30, Function: "main.write"}, Count: 1e5, Handoffs: 19}}
 		}},
 
 		{name: "SD306 assists", rule: "SD306", sev: finding.Warning, line: 40, edit: func(s *Summary) {
@@ -159,7 +176,11 @@ func TestRules(t *testing.T) {
 			if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 {
 				t.Errorf("incomplete: %+v", f)
 			}
-			if tt.line != 0 && (len(f.Locations) == 0 || f.Locations[0].Line != tt.line) {
+			if tt.line < 0 {
+				if len(f.Locations) > 0 || !strings.Contains(f.Message, "no user frame") {
+					t.Errorf("locations = %v, message %q: want none, and the message to say there is no user frame", f.Locations, f.Message)
+				}
+			} else if tt.line != 0 && (len(f.Locations) == 0 || f.Locations[0].Line != tt.line) {
 				t.Errorf("locations = %v, want line %d first", f.Locations, tt.line)
 			}
 		})

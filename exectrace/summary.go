@@ -113,6 +113,7 @@ type ProcSummary struct {
 	// its CPU samples × 10ms (ProcessCPUFrom "cpu samples"), or as given
 	// (Options.ProcessCPU, "given"); 0 and "" when unknown.
 	ProcessCPU     time.Duration `json:"process_cpu_ns"`
+	CPUSamples     int           `json:"cpu_samples"` // CPU profile samples the trace carries
 	ProcessCPUFrom string        `json:"process_cpu_from,omitempty"`
 	ProcessCores   float64       `json:"process_cores,omitempty"`
 	// BusyPerCorePct is the Ps' busy time over ProcessCPU: far above 100
@@ -427,6 +428,7 @@ const (
 
 // processCPU fills in the CPU the process got in the window, when known.
 func (a *analyzer) processCPU(ps *ProcSummary, opt Options, dur time.Duration) {
+	ps.CPUSamples = a.samples
 	switch {
 	case a.samples >= samplesMinimum && dur > 0 && float64(a.lastSample.Sub(a.firstSample)) >= sampleSpanShare*float64(dur):
 		ps.ProcessCPU = time.Duration(a.samples) * samplePeriod
@@ -486,20 +488,22 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 	return out, round2(100 * float64(total) / float64(max(busy, 1)))
 }
 
-// Thin evidence: a trace shorter than thinDuration, or with fewer than
-// thinStarts goroutine starts, is too small to rule causes out.
+// Thin evidence: a trace shorter than thinDuration cannot show tails (a
+// preemption takes 10ms, a GC cycle often more) and its rates rest on a
+// sliver; one with fewer than thinStarts goroutine starts has latency
+// percentiles of too few samples.
 const (
-	thinDuration = 200 * time.Millisecond
-	thinStarts   = 200
+	thinDuration = 100 * time.Millisecond
+	thinStarts   = 100
 )
 
 func (a *analyzer) thin(dur time.Duration) string {
 	switch {
 	case dur < thinDuration:
-		return fmt.Sprintf("the trace covers %v (%d goroutine starts): too short to rule causes out or to see tails; record at least 1s under the load in question (runtime/trace, or /debug/pprof/trace?seconds=5)",
+		return fmt.Sprintf("the trace covers %v (%d goroutine starts): too short to see tails or to rule causes out; record at least 1s under the load in question (runtime/trace, or /debug/pprof/trace?seconds=5)",
 			dur.Round(time.Microsecond), a.starts)
 	case a.starts < thinStarts:
-		return fmt.Sprintf("only %d goroutine starts in %v: the program was nearly idle, so latency and P figures rest on too few events; record while it serves its load",
+		return fmt.Sprintf("only %d goroutine starts in %v: latency and migration figures rest on too few starts; record longer, or while the program serves its load",
 			a.starts, dur.Round(time.Millisecond))
 	}
 	return ""
@@ -546,12 +550,23 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Truncated != nil {
 		p("truncated: %s\n", s.Truncated)
 	}
+	if s.Thin != "" {
+		p("THIN EVIDENCE: %s\n", s.Thin)
+	}
 	cpus := "unknown (set -cpus)"
 	if s.Procs.CPUs > 0 {
 		cpus = fmt.Sprintf("%g (busy Ps per CPU %.0f%%)", s.Procs.CPUs, s.Procs.PerCPUPct)
 	}
 	p("\nPs: GOMAXPROCS %d, busy %.2f on average (%.0f%%), peak %.2f over %v, GC workers %.1f%%; CPUs %s\n",
 		s.Procs.GOMAXPROCS, s.Procs.BusyMean, s.Procs.UtilPct, s.Procs.BusyPeak, s.Procs.TimelineBin, s.Procs.GCPct, cpus)
+	switch {
+	case s.Procs.ProcessCPU > 0:
+		p("process CPU: %v (%.2f cores, from %s): the Ps were busy %.0f%% of it\n", s.Procs.ProcessCPU.Round(time.Millisecond), s.Procs.ProcessCores, s.Procs.ProcessCPUFrom, s.Procs.BusyPerCorePct)
+	case s.Procs.CPUSamples > 0:
+		p("process CPU: unknown (%d CPU samples in the trace, too few or not spread over it; pass -process-cpu): cannot tell whether the host withheld CPU\n", s.Procs.CPUSamples)
+	default:
+		p("process CPU: unknown (no CPU samples in the trace: no CPU profile ran; pass -process-cpu): cannot tell whether the host withheld CPU\n")
+	}
 	p("runnable goroutines: mean %.2f, max %d, more than GOMAXPROCS %.1f%% of the time\n", s.Runnable.Mean, s.Runnable.Max, s.Runnable.AboveProcsPct)
 	p("migrations: %.0f/s across Ps, %.0f/s across threads (%.0f%% of %d starts)\n", s.Migrations.PMovesPerS, s.Migrations.MMovesPerS, s.Migrations.MMovePct, s.Migrations.Starts)
 	p("syscalls: %d, %d returned without their P, %v in total\n", s.Syscalls.Count, s.Syscalls.Handoffs, s.Syscalls.Time.Round(time.Microsecond))
@@ -589,6 +604,29 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	if system > 0 {
 		p("  (%d sites of runtime goroutines: see -json)\n", system)
+	}
+	if len(s.Spinning) > 0 {
+		p("\ngoroutines that run until preempted (%.0f%% of the Ps' busy time)\tbusy\tPs\tended by preemption/yield\tmean stretch\tblocks\thot line\n", s.SpinPct)
+		for _, sp := range first(s.Spinning, 5) {
+			hot := "(no user line)"
+			if sp.HotLine.File != "" {
+				hot = fmt.Sprintf("%s:%d (%s)", shortFile(sp.HotLine.File), sp.HotLine.Line, sp.HotFrom)
+			}
+			p("  %s\t%.0f%%\t%.2f\t%.0f%%\t%v\t%d\t%s\n", sp.Function, sp.BusyPct, sp.Cores, sp.StopRunPct, dur(sp.MeanRun), sp.Blocked, hot)
+		}
+	}
+	if len(s.GC.STWLongest) > 0 || len(s.Latency.WokenLongest) > 0 {
+		p("\nlongest stalls\tduration\tat\twhat\n")
+		for _, x := range first(s.GC.STWLongest, 3) {
+			p("  stop-the-world\t%v\t%v\t%s\n", dur(x.Duration), x.At.Round(time.Millisecond), x.What)
+		}
+		for _, x := range first(s.Latency.WokenLongest, 3) {
+			what := x.What
+			if x.Location.File != "" {
+				what += " at " + locString(x.Location)
+			}
+			p("  wait for a P after a wake-up\t%v\t%v\t%s\n", dur(x.Duration), x.At.Round(time.Millisecond), what)
+		}
 	}
 	if len(s.Sleeps) > 0 {
 		p("\nsleeps by call site\tcount\tper s\trepeats\tslept p50\n")
