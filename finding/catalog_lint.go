@@ -114,8 +114,9 @@ wg.Wait()`,
 			"t := time.NewTimer(d) then t.C). In any loop, time.Tick. Anywhere, time.Sleep or <-time.After with a constant " +
 			"duration of 0 or less (a yield, in a loop or in a helper a loop calls). Silent for a timer made before the " +
 			"loop and Reset in it; for selects whose other cases all leave (through if/else and switch too) or that a return " +
-			"follows; for a duration computed per iteration; for loops bounded by a count or a collection (a range over a " +
-			"config's entries: at most that many timers per call) unless an unbounded loop encloses them; for heartbeat = " +
+			"follows; for a duration computed per iteration (a call returning it: backoff, jitter; a config getter's field " +
+			"counts as fixed); for loops bounded by a count or a collection (i < n with i++ in the post or the body, a range " +
+			"over a config's entries: at most that many timers per call) unless an unbounded loop encloses them; for heartbeat = " +
 			"time.After(0) assigned to a variable (a blocking select's next round fires at once, on purpose); and for a zero " +
 			"sleep in a select's default inside a for loop, which SD101 reports (in a range or counted loop SD104 reports it). " +
 			"For time.Sleep(0) a fix to runtime.Gosched() is offered when the file already imports runtime and still uses " +
@@ -194,7 +195,8 @@ for {
 			"and it starves the goroutine it waits for when Ps are few.",
 		Detection: "A for loop (not range, not counted) that waits, through its condition or an if or switch case that " +
 			"leaves it, on something another goroutine can change (an atomic Load, also of go.uber.org/atomic-like types of " +
-			"packages whose path ends in /atomic; a variable or field; len of a channel; ctx.Err; Mutex.TryLock; a function " +
+			"packages whose path ends in /atomic, not the runtime's internal/runtime/atomic; a package-level variable or a " +
+			"field reached through a pointer; len of a channel; ctx.Err; Mutex.TryLock; a function " +
 			"whose per-function facts say it never blocks and polls shared state, such as a helper doing a non-blocking " +
 			"receive), or calls runtime.Gosched, and whose every statement only reads: comparisons, atomic loads, re-reading " +
 			"a value into a variable (gate = upstream.Load()), runtime.Gosched, counter increments, break, continue, return. " +

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -176,7 +177,7 @@ type summary struct {
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &Result{local: map[*types.Func]Fact{}, pkg: pass.Pkg, import_: pass.ImportObjectFact}
-	if pass.TypesInfo == nil {
+	if pass.TypesInfo == nil || runtimeInternal(pass.Pkg.Path()) {
 		return res, nil
 	}
 	sums := map[*types.Func]*summary{}
@@ -412,4 +413,13 @@ func alwaysBlocks(info *types.Info, res *Result, list []ast.Stmt) bool {
 // "q.pop never blocks (per-function facts)".
 func Describe(fn *types.Func, f Fact) string {
 	return fmt.Sprintf("%s %s (per-function facts)", Name(fn), f.Kind)
+}
+
+// runtimeInternal reports the runtime and its internal packages, whose
+// functions get no facts: they run where the goroutine cannot park (on
+// system stacks, with preemption off) and spin by design, and their
+// atomics are compiler intrinsics whose Go bodies (a plain *ptr on amd64)
+// say nothing of what they do.
+func runtimeInternal(path string) bool {
+	return path == "runtime" || strings.HasPrefix(path, "internal/runtime/") || strings.HasPrefix(path, "runtime/internal/")
 }

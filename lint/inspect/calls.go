@@ -17,15 +17,16 @@ import (
 type callKind int
 
 const (
-	callPure   callKind = iota // computes nothing worth noting (builtins, conversions, writes)
-	callWork                   // real computation, or a function we cannot see into
-	callRead                   // reads shared state without blocking (an atomic load, ctx.Err)
-	callCAS                    // a compare-and-swap
-	callHelper                 // a function of this package that only reads or polls
-	callYield                  // runtime.Gosched, time.Sleep(0)
-	callSleep                  // a sleep below the poll threshold
-	callTimer                  // makes a timer
-	callBlock                  // blocks: I/O, locks, long sleeps, channel operations
+	callPure     callKind = iota // computes nothing worth noting (builtins, conversions, writes)
+	callWork                     // real computation, or a function we cannot see into
+	callRead                     // reads shared state without blocking (an atomic load, ctx.Err)
+	callCAS                      // a compare-and-swap
+	callHelper                   // a function of this package that only reads or polls
+	callYield                    // runtime.Gosched, time.Sleep(0)
+	callSleep                    // a sleep below the poll threshold
+	callSleepVar                 // a sleep whose length the source does not fix (a variable, a flag)
+	callTimer                    // makes a timer
+	callBlock                    // blocks: I/O, locks, long sleeps, channel operations
 )
 
 // maxCallDepth bounds how deep calls are followed into the package.
@@ -145,7 +146,9 @@ func (w *walker) pkgFunc(pkg, base string, call *ast.CallExpr, name string) (cal
 			case ok:
 				return callBlock, fmt.Sprintf("time.Sleep(%v)", d)
 			}
-			return callBlock, fmt.Sprintf("time.Sleep(%s) of a length not known here", argString(call))
+			// A flag or a variable: zero spins, a second waits. Neither
+			// verdict is the source's to make (the profile's may be).
+			return callSleepVar, fmt.Sprintf("time.Sleep(%s), a sleep of non-constant duration", argString(call))
 		case "After", "NewTimer", "Tick", "NewTicker", "AfterFunc":
 			return callTimer, name
 		}
@@ -184,6 +187,7 @@ func (w *walker) pkgFunc(pkg, base string, call *ast.CallExpr, name string) (cal
 // summary is what a function of the package does, for its callers.
 type summary struct {
 	block, yield, sleep, timer *op
+	varSleep                   *op
 	polls, work                bool
 }
 
@@ -201,6 +205,8 @@ func (w *walker) helper(fd *ast.FuncDecl, name string) (callKind, string) {
 		return callTimer, fmt.Sprintf("%s (%s at line %d)", name, s.timer.what, s.timer.line)
 	case s.sleep != nil:
 		return callSleep, fmt.Sprintf("%s (%s at line %d)", name, s.sleep.what, s.sleep.line)
+	case s.varSleep != nil:
+		return callSleepVar, fmt.Sprintf("%s (%s at line %d)", name, s.varSleep.what, s.varSleep.line)
 	case s.yield != nil:
 		return callYield, fmt.Sprintf("%s (%s at line %d)", name, s.yield.what, s.yield.line)
 	case s.work:
@@ -242,6 +248,7 @@ func (w *walker) summarize(fd *ast.FuncDecl) *summary {
 		return &ops[0]
 	}
 	s.block, s.yield, s.sleep, s.timer = first(sw.blocking), first(sw.yields), first(sw.sleeps), first(sw.timers)
+	s.varSleep = first(sw.varSleeps)
 	// Kept even when computed deep down: a call cut short by the depth
 	// limit or by recursion counts as work, which only ever turns a spin
 	// verdict into compute, never the other way; and without the cache a

@@ -125,11 +125,12 @@ type walker struct {
 	received map[string]bool
 
 	blocking, timers, yields, sleeps, spinSelects, reads, work []op
-	casYields                                                  int // yields on the path after a failed compare-and-swap
-	waitGuard                                                  *op // a branch that loops again while shared state says wait
-	condWait                                                   *op // the for condition waits on shared state
-	exitShared                                                 *op // a branch leaves when shared state says so
-	casExit                                                    *op // a branch leaves when a compare-and-swap wins
+	varSleeps                                                  []op // sleeps of a length the source does not fix
+	casYields                                                  int  // yields on the path after a failed compare-and-swap
+	waitGuard                                                  *op  // a branch that loops again while shared state says wait
+	condWait                                                   *op  // the for condition waits on shared state
+	exitShared                                                 *op  // a branch leaves when shared state says so
+	casExit                                                    *op  // a branch leaves when a compare-and-swap wins
 	sendTries                                                  []op
 	selfDrain                                                  *op
 	exits                                                      int
@@ -188,6 +189,9 @@ func (w *walker) classify() (Kind, string, int) {
 	case len(w.sleeps) > 0 && !counted:
 		s := w.sleeps[0]
 		return SleepPoll, fmt.Sprintf("%s at line %d is the only wait, below the %v poll threshold", s.what, s.line, pollThreshold), s.line
+	case len(w.varSleeps) > 0:
+		s := w.varSleeps[0]
+		return SleepUnknown, fmt.Sprintf("its only wait is %s at line %d: a zero or tiny value spins, a long one waits", s.what, s.line), s.line
 	case w.selfDrain != nil:
 		return RetryCAS, fmt.Sprintf("%s; the loop makes room itself, so it retries at most a few times", w.selfDrain.what), w.selfDrain.line
 	}
@@ -954,6 +958,8 @@ func (w *walker) call(call *ast.CallExpr, c ctx) {
 		}
 	case callSleep:
 		w.record(&w.sleeps, c, call.Pos(), what)
+	case callSleepVar:
+		w.record(&w.varSleeps, c, call.Pos(), what)
 	case callTimer:
 		if d, ok := w.duration(firstArg(call)); ok && d <= 0 && !strings.HasSuffix(what, "Tick") {
 			w.record(&w.yields, c, call.Pos(), fmt.Sprintf("%s(%s)", w.fe.callName(call), argString(call)))

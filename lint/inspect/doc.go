@@ -32,9 +32,11 @@
 // followed (a few levels deep) to see whether they block, yield or only
 // read. Then, in this order: a timer made per iteration is TimerPerIter; a
 // blocking operation (channel operation, select without default, lock,
-// I/O, a sleep of 1ms or more or of unknown length) makes the loop
-// Blocking; a select whose default neither blocks nor leaves is
-// SelectDefault; a sleep below 1ms is SleepPoll; runtime.Gosched,
+// I/O, a sleep of 1ms or more) makes the loop Blocking; a select whose
+// default neither blocks nor leaves is SelectDefault; a sleep below 1ms
+// is SleepPoll; a sleep of a length the source does not fix
+// (time.Sleep(*retry), whose flag may be 0) is SleepUnknown, which only
+// runtime figures can settle; runtime.Gosched,
 // time.Sleep(0) or time.After(0) in a loop that waits on shared state is
 // YieldSpin, unless the yield only follows a failed compare-and-swap that
 // the loop leaves when it wins (RetryCAS); a loop that waits on shared
@@ -57,6 +59,11 @@
 // instead and Typed is false: they may miss what needs types from other
 // packages. Loads run the go command with GOPROXY=off and
 // GOTOOLCHAIN=local, so they never reach the network.
+//
+// NoFindings skips the analyzers altogether (the kind does not need
+// them; diagnose.Profile reads every frame of the hot stacks and uses the
+// kind alone). VetTool runs them through `go vet -vettool`, whose results
+// and dependency facts the build cache keeps across runs.
 //
 // Findings are located by absolute path (Loop.Path is the path as
 // resolved). SpinIn applies At to a stack's frames and returns the first

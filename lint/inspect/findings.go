@@ -86,13 +86,13 @@ func (r *Resolver) loadPackage(abs string) ([]finding.Finding, error) {
 		r.pkgs[key] = e
 	}
 	r.mu.Unlock()
-	e.once.Do(func() { e.findings, e.err = runLint(key, abs, r.loadTimeout()) })
+	e.once.Do(func() { e.findings, e.err = runLint(key, abs, r.VetTool, r.loadTimeout()) })
 	return e.findings, e.err
 }
 
 // runLint is lint.Run on the package of file, bounded in time, with a go
 // command that never reaches the network, and never panicking.
-func runLint(key pkgKey, file string, timeout time.Duration) (fs []finding.Finding, err error) {
+func runLint(key pkgKey, file, vetTool string, timeout time.Duration) (fs []finding.Finding, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			fs, err = nil, fmt.Errorf("analysing the package of %s panicked: %v", file, p)
@@ -101,12 +101,17 @@ func runLint(key pkgKey, file string, timeout time.Duration) (fs []finding.Findi
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	env := append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local")
-	res, err := lint.Run(ctx, lint.Options{
+	opt := lint.Options{
 		Dir:      key.dir,
 		Patterns: []string{"file=" + file},
 		Tests:    key.tests,
 		Env:      env,
-	})
+	}
+	if vetTool != "" {
+		// go vet takes packages, not files: the directory is the package.
+		opt.VetTool, opt.Patterns = vetTool, []string{"."}
+	}
+	res, err := lint.Run(ctx, opt)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("loading the package of %s: took longer than %v", file, timeout)

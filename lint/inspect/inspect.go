@@ -23,10 +23,15 @@ const (
 	YieldSpin     Kind = "yield-spin"     // runtime.Gosched, time.Sleep(0) or a zero timer as the only wait (SD106)
 	AtomicSpin    Kind = "atomic-spin"    // re-reads an atomic or a flag another goroutine moves, with no blocking (SD106)
 	SleepPoll     Kind = "sleep-poll"     // polls with a time.Sleep below the SD102 threshold
-	TimerPerIter  Kind = "timer-per-iter" // makes a timer every iteration (SD104)
-	Blocking      Kind = "blocking"       // the loop blocks honestly (a blocking channel op or select, a lock, I/O, a long sleep)
-	Compute       Kind = "compute"        // no wait and no spin operation: plain computation
-	RetryCAS      Kind = "retry-cas"      // retries a compare-and-swap until it wins (bounded by contention, not a wait)
+	// SleepUnknown sleeps for a length the source does not fix (a flag, a
+	// variable): neither proven to block nor a spin. A runtime source
+	// decides: a loop the profile measures hot with little parking sleeps
+	// zero or nearly (diagnose.Profile makes it a sleep poll).
+	SleepUnknown Kind = "sleep-unknown"
+	TimerPerIter Kind = "timer-per-iter" // makes a timer every iteration (SD104)
+	Blocking     Kind = "blocking"       // the loop blocks honestly (a blocking channel op or select, a lock, I/O, a long sleep)
+	Compute      Kind = "compute"        // no wait and no spin operation: plain computation
+	RetryCAS     Kind = "retry-cas"      // retries a compare-and-swap until it wins (bounded by contention, not a wait)
 )
 
 // Spin reports whether the loop burns CPU waiting for something rather than
@@ -90,6 +95,19 @@ type Resolver struct {
 	// NoLoad skips go/packages: the analyzers run on the leniently typed
 	// files only and no go command is started for the package.
 	NoLoad bool
+	// NoFindings leaves Loop.Findings empty and runs no analyzer: the loop's
+	// kind comes from reading the source, not from the analyzers, so a
+	// caller that needs only the kind (diagnose.Profile walking every frame
+	// of a profile's stacks) saves a package load per directory, which takes
+	// 5–20 s on a busy machine when the package imports net/http.
+	NoFindings bool
+	// VetTool, when set, is a schedoctor binary that answers as go vet's
+	// tool (lint.IsVetTool; os.Executable() in cmd/schedoctor): the package
+	// is analysed by `go vet -vettool`, which keeps the results and the
+	// dependencies' facts in the go build cache, so a package analysed once
+	// costs about a second after (measured on the lab's busyhandler: 17 s
+	// cold, 1.5 s warm, against 17–23 s for every go/packages load).
+	VetTool string
 
 	mu    sync.Mutex
 	files map[string]*fileEntry // by the path read
@@ -125,7 +143,7 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 		return nil, err
 	}
 	loop.Path = path
-	if loop.Kind != NotInLoop {
+	if loop.Kind != NotInLoop && !r.NoFindings {
 		loop.Findings, loop.Typed = r.findings(fe, loop.Start, loop.End)
 	}
 	return loop, nil

@@ -151,11 +151,41 @@ func TestTyped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same through go vet: this test binary answers as its tool (see
+	// TestMain), as cmd/schedoctor does.
+	for _, c := range []struct {
+		name string
+		r    *Resolver
+	}{{"packages", &Resolver{}}, {"vettool", &Resolver{VetTool: exe}}} {
+		t.Run(c.name, func(t *testing.T) { testTyped(t, c.r) })
+	}
+}
+
+// TestNoFindings: the kind without the analyzers, and no package load.
+func TestNoFindings(t *testing.T) {
 	file, err := filepath.Abs("testdata/mod/pkg/wait.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Resolver{}
+	r := &Resolver{NoFindings: true}
+	loop, err := r.At(file, lineOf(t, file, "select { // SD101"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loop.Kind != SelectDefault || len(loop.Findings) != 0 || loop.Typed || len(r.pkgs) != 0 {
+		t.Errorf("kind %s findings %v typed %v loads %d, want the kind alone", loop.Kind, loop.Findings, loop.Typed, len(r.pkgs))
+	}
+}
+
+func testTyped(t *testing.T, r *Resolver) {
+	file, err := filepath.Abs("testdata/mod/pkg/wait.go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sel := lineOf(t, file, "select { // SD101")
 	loop, err := r.At(file, sel)
 	if err != nil {

@@ -22,8 +22,9 @@
 // The analyzer reports a for loop (not a range loop, not a counted loop)
 // that waits, through its condition or an if that leaves it, on something
 // another goroutine can change (an atomic Load, of sync/atomic or of a
-// package whose path ends in /atomic such as go.uber.org/atomic; a
-// variable or field; len of a channel; ctx.Err; Mutex.TryLock; a helper
+// package whose path ends in /atomic such as go.uber.org/atomic, not the
+// runtime's own; a package-level variable or a field reached through a
+// pointer; len of a channel; ctx.Err; Mutex.TryLock; a helper
 // that never blocks and polls shared state, by its lint/blocking facts),
 // or that calls runtime.Gosched, and whose every statement only reads:
 // comparisons, atomic loads, re-reading a value into a variable (gate =

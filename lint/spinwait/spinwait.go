@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
@@ -171,11 +172,19 @@ func (s *spin) waits(cond ast.Expr) {
 }
 
 // readsShared reports whether evaluating e reads state that another
-// goroutine can change.
+// goroutine can change: an atomic or other polling call, a package-level
+// variable, a field reached through a pointer, or a variable the loop
+// assigned from one of these. Local variables and parameters are the
+// goroutine's own.
 func (s *spin) readsShared(e ast.Expr, depth int) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
+		if found {
+			return false
+		}
 		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
 		case *ast.CallExpr:
 			switch astutil.ClassifyCallFacts(s.info, n, s.facts) {
 			case astutil.Read:
@@ -183,7 +192,7 @@ func (s *spin) readsShared(e ast.Expr, depth int) bool {
 					found = true
 				}
 			case astutil.Write:
-				found = found || isTryLock(s.info, n)
+				found = isTryLock(s.info, n)
 			case astutil.NoBlock:
 				fn := analysisutil.Callee(s.info, n)
 				if s.facts.Of(fn).Polls {
@@ -193,20 +202,65 @@ func (s *spin) readsShared(e ast.Expr, depth int) bool {
 					}
 				}
 			}
-		case *ast.Ident:
-			if v, ok := s.info.Uses[n].(*types.Var); ok {
-				if rhs, ok := s.alias[v]; ok {
-					if depth < 4 && s.readsShared(rhs, depth+1) {
-						found = true
-					}
-				} else if !declaredIn(v, s.loop.Stmt) {
-					found = true
-				}
+		case *ast.SelectorExpr:
+			sel, ok := s.info.Selections[n]
+			if !ok || sel.Kind() != types.FieldVal || !sel.Indirect() {
+				return true // a qualified name, or a field of a value: look inside
 			}
+			if v := s.aliased(n.X); v != nil {
+				found = depth < 4 && s.readsShared(s.alias[v], depth+1)
+				return false
+			}
+			found = true // through a pointer another goroutine holds too
+			return false
+		case *ast.Ident:
+			v, ok := s.info.Uses[n].(*types.Var)
+			if !ok || v.IsField() {
+				return true
+			}
+			if rhs, ok := s.alias[v]; ok {
+				found = depth < 4 && s.readsShared(rhs, depth+1)
+				return false
+			}
+			found = v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
 		}
-		return !found
+		return true
 	})
 	return found
+}
+
+// aliased returns the variable e names when the loop assigned it.
+func (s *spin) aliased(e ast.Expr) *types.Var {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v, ok := s.info.Uses[id].(*types.Var)
+	if !ok {
+		return nil
+	}
+	if _, ok := s.alias[v]; !ok {
+		return nil
+	}
+	return v
+}
+
+// refers reports whether e reads one of objs, directly or through the
+// variables the loop assigned.
+func (s *spin) refers(e ast.Expr, objs []*types.Var, depth int) bool {
+	return astutil.Uses(s.info, e, func(o types.Object) bool {
+		for _, v := range objs {
+			if o == v {
+				return true
+			}
+		}
+		if v, ok := o.(*types.Var); ok && depth < 4 {
+			if rhs, ok := s.alias[v]; ok {
+				return s.refers(rhs, objs, depth+1)
+			}
+		}
+		return false
+	})
 }
 
 // bound notes the variables a condition that ends the loop reads.
@@ -256,6 +310,10 @@ func (s *spin) write(call *ast.CallExpr) {
 	switch {
 	case isTryLock(s.info, call):
 		// A TryLock spin waits for the holder to unlock.
+	case acquires(s.info, call):
+		// CAS(nil or 0 → mine): a lock or a first-store guard that
+		// a hand-made synchronisation primitive spins on by design.
+		s.progress = true
 	case s.depth == 0 && !s.skips:
 		s.progress = true
 	default:
@@ -306,6 +364,7 @@ func (s *spin) stmt(st ast.Stmt) {
 		// part of the spin.
 		if astutil.AlwaysLeaves(s.info, st.Body.List, s.loop, true) {
 			s.bound(st.Cond)
+			s.acquiresIn(st.Body)
 		} else {
 			s.stmt(st.Body)
 		}
@@ -352,10 +411,11 @@ func (s *spin) stmt(st ast.Stmt) {
 	}
 }
 
-// assign accepts x = e and x := e where x is a plain variable and e only
-// reads without reading x itself: the loop re-reads a value (gate =
-// upstream.Load()) and does not advance (l = l.next, i = i + 1). The
-// variable then stands for e in the conditions that follow.
+// assign accepts x = e and x := e where x is a plain variable and e
+// re-reads shared state without reading x itself: the loop re-reads a
+// value (gate = upstream.Load(), next := cur + 1) and does not advance
+// (l = l.next, i = i + 1, m := lo + (hi-lo)/2). The variable then stands
+// for e in the conditions that follow.
 func (s *spin) assign(st *ast.AssignStmt) {
 	if st.Tok != token.ASSIGN && st.Tok != token.DEFINE {
 		s.bad = true
@@ -379,15 +439,8 @@ func (s *spin) assign(st *ast.AssignStmt) {
 		objs = append(objs, v)
 	}
 	for _, r := range st.Rhs {
-		if astutil.Uses(s.info, r, func(o types.Object) bool {
-			for _, v := range objs {
-				if o == v {
-					return true
-				}
-			}
-			return false
-		}) {
-			s.bad = true // advances: the next value depends on this one
+		if s.refers(r, objs, 0) || !s.readsShared(r, 0) {
+			s.bad = true // advances (l = l.next), or computes: work, not a re-read
 			return
 		}
 		s.expr(r)
@@ -400,6 +453,39 @@ func (s *spin) assign(st *ast.AssignStmt) {
 			s.alias[v] = st.Rhs[0] // v, ok := f()
 		}
 	}
+}
+
+// acquiresIn notes a lock-style CAS (acquires) in a branch that leaves:
+// the loop is then a hand-made lock's acquire loop, which the rule leaves
+// to the lock's author (sync/atomic.Value.Store waits this way, with
+// preemption disabled, for a first store in progress).
+func (s *spin) acquiresIn(b *ast.BlockStmt) {
+	ast.Inspect(b, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && acquires(s.info, call) {
+			s.progress = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !lit && !s.progress
+	})
+}
+
+// acquires reports a compare-and-swap whose expected old value is a
+// constant (0, nil, false): taking a lock or a one-time slot, not
+// updating a value read just before.
+func acquires(info *types.Info, call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(info, call)
+	if fn == nil || !strings.Contains(fn.Name(), "CompareAndSwap") && fn.Name() != "CAS" {
+		return false
+	}
+	old := 0 // method: CompareAndSwap(old, new)
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() == nil {
+		old = 1 // function: CompareAndSwapT(addr, old, new)
+	}
+	if len(call.Args) <= old {
+		return false
+	}
+	tv, ok := info.Types[call.Args[old]]
+	return ok && (tv.Value != nil || tv.IsNil())
 }
 
 // isTryLock reports a call of Mutex.TryLock or RWMutex.TryLock/TryRLock.
@@ -417,10 +503,4 @@ func isTimeOrCount(info *types.Info, call *ast.CallExpr) bool {
 	return analysisutil.IsFunc(fn, "time", "Now", "Since", "Until") ||
 		analysisutil.IsMethod(fn, "time", "Time", "Before", "After", "Equal", "Sub", "IsZero") ||
 		analysisutil.IsFunc(fn, "runtime", "NumGoroutine")
-}
-
-// declaredIn reports whether v is declared inside node: a fresh variable
-// of each iteration, which no other goroutine sets.
-func declaredIn(v *types.Var, node ast.Node) bool {
-	return node.Pos() <= v.Pos() && v.Pos() < node.End()
 }

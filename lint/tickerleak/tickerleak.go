@@ -360,8 +360,8 @@ func (c *checker) timerUnstopped(call *ast.CallExpr, stack []ast.Node) token.Pos
 				break
 			}
 			sel, ok := parents[n].(*ast.SelectorExpr)
-			if _, isAssign := parents[n].(*ast.AssignStmt); isAssign {
-				break // t = time.NewTimer(d) again
+			if as, isAssign := parents[n].(*ast.AssignStmt); isAssign && slices.Contains(as.Lhs, ast.Expr(n)) {
+				break // t = time.NewTimer(d) again; t on the right escapes
 			}
 			escapes = !ok || (sel.Sel.Name != "C" && sel.Sel.Name != "Reset" && sel.Sel.Name != "Stop")
 		case *ast.SelectStmt:
@@ -413,7 +413,13 @@ func (c *checker) timerUnstopped(call *ast.CallExpr, stack []ast.Node) token.Pos
 				}
 				list = p.Body
 			case *ast.BlockStmt:
-				list = p.List
+				switch parents[p].(type) {
+				case *ast.SelectStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt:
+					// The other clauses are alternatives, not steps
+					// taken before this one.
+				default:
+					list = p.List
+				}
 			case *ast.CaseClause:
 				list = p.Body
 			}

@@ -50,6 +50,12 @@
 // stopped; and anywhere, time.Sleep(d) and <-time.After(d) with a constant
 // d of 0 or less, used as a yield (in a loop, or in a helper a loop calls).
 //
+// A duration is the same every iteration when it reads no variable set in
+// the loop and calls only conversions, or a getter read for one field
+// (r.config().CommitTimeout); a call that returns the duration itself is
+// a backoff or a jitter, and is skipped. A helper may also return nil (a
+// nil channel never fires) on some paths.
+//
 // A case "lets the loop go on" when it continues it, or neither leaves the
 // loop (return, break, a call that never returns, an if/else or switch
 // whose every branch does) nor is followed by statements that do. So it
@@ -64,8 +70,10 @@
 // reports as a spinning select; in a range or counted loop, where SD101
 // is silent, this analyzer reports it.
 //
-// Loops bounded by a count or a collection (for i := 0; i < n; i++, a
-// range over a config's entries at reload) make at most that many timers
+// Loops bounded by a count or a collection (for i := 0; i < n; i++; for
+// received := 0; received < sent; { ... received++ }, a wait for a known
+// number of replies; a range over a config's entries at reload) make at
+// most that many timers
 // per call, and how often the function runs is not known here: timers made
 // per iteration of them are not reported unless an unbounded loop of the
 // same function encloses them (per message, then per subscriber).

@@ -272,7 +272,7 @@ func hot(info *types.Info, stack []ast.Node) bool {
 		case *ast.FuncLit, *ast.FuncDecl:
 			return false
 		case *ast.ForStmt:
-			if stack[i+1] != s.Init && !astutil.IsCounted(info, s) {
+			if stack[i+1] != s.Init && !counts(info, s) {
 				return true
 			}
 		case *ast.RangeStmt:
@@ -287,6 +287,52 @@ func hot(info *types.Info, stack []ast.Node) bool {
 			case *types.Chan, *types.Signature:
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// counts reports whether a for loop counts its way to the end: a counted
+// loop (for i := 0; i < n; i++), or one whose condition compares a
+// variable that its body steps with ++, --, += or -= (for received := 0;
+// received < sent; { ... received++ }), as a wait for a known number of
+// replies does.
+func counts(info *types.Info, f *ast.ForStmt) bool {
+	if astutil.IsCounted(info, f) {
+		return true
+	}
+	cond, ok := ast.Unparen(f.Cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch cond.Op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.NEQ:
+	default:
+		return false
+	}
+	stepped := map[types.Object]bool{}
+	ast.Inspect(f.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IncDecStmt:
+			if obj := analysisutil.Target(info, n.X); obj != nil {
+				stepped[obj] = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.ADD_ASSIGN || n.Tok == token.SUB_ASSIGN {
+				for _, l := range n.Lhs {
+					if obj := analysisutil.Target(info, l); obj != nil {
+						stepped[obj] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	for _, side := range []ast.Expr{cond.X, cond.Y} {
+		if obj := analysisutil.Target(info, side); obj != nil && stepped[obj] {
+			return true
 		}
 	}
 	return false

@@ -223,7 +223,9 @@ func IsAtomicLike(fn *types.Func) bool {
 	if path == "sync/atomic" {
 		return true
 	}
-	if !strings.HasSuffix(path, "/atomic") {
+	// internal/runtime/atomic is the runtime's own: only the runtime
+	// spins on it, by design, where it cannot park.
+	if !strings.HasSuffix(path, "/atomic") || strings.HasPrefix(path, "internal/") {
 		return false
 	}
 	sig, ok := fn.Type().(*types.Signature)

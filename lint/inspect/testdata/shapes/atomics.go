@@ -1,6 +1,7 @@
 package shapes
 
 import (
+	"flag"
 	"io"
 	"runtime"
 	"sync"
@@ -205,14 +206,34 @@ func sleepLong(ready *atomic.Bool) {
 	}
 }
 
-// backoff doubles its sleep: the length is not one constant.
+// backoff doubles its sleep: the length is not one constant, and the
+// source alone cannot say whether it waits or spins.
 func backoff(ready *atomic.Bool) {
 	d := time.Microsecond
 	for !ready.Load() {
-		time.Sleep(d) // at: blocking
+		time.Sleep(d) // at: sleep-unknown
 		d *= 2
 	}
 }
+
+// retry is a flag whose default is 0: esqueue's retry loop sleeps it, and
+// then spins. Neither blocking nor a spin from the source alone.
+var retry = flag.Duration("retry", 0, "pause between retries")
+
+func retryPut(put func() bool) {
+	for !put() {
+		time.Sleep(*retry) // at: sleep-unknown
+	}
+}
+
+// retryHelper sleeps a non-constant length through a helper.
+func retryHelper(ready *atomic.Bool) {
+	for !ready.Load() { // at: sleep-unknown
+		nap()
+	}
+}
+
+func nap() { time.Sleep(*retry) }
 
 func consume(jobs chan int) (s int) {
 	for j := range jobs { // at: blocking

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	uatomic "go.uber.org/atomic"
 
@@ -214,4 +215,53 @@ func blockingHelper(done chan struct{}) {
 func waitFor(done chan struct{}) bool {
 	<-done
 	return true
+}
+
+var slot unsafe.Pointer
+
+var inProgress byte
+
+// The shape of sync/atomic.Value.Store: take a one-time slot by CAS from
+// nil, or wait (by design, briefly) while another goroutine fills it.
+func firstStore(p unsafe.Pointer) {
+	for {
+		cur := atomic.LoadPointer(&slot)
+		if cur == nil {
+			if !atomic.CompareAndSwapPointer(&slot, nil, unsafe.Pointer(&inProgress)) {
+				continue
+			}
+			atomic.StorePointer(&slot, p)
+			return
+		}
+		if cur == unsafe.Pointer(&inProgress) {
+			continue
+		}
+		return
+	}
+}
+
+// Walks and searches advance local state: not waits.
+func binarySearch(xs []int, x int) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if xs[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+type node struct{ next *node }
+
+func last(n *node) *node {
+	for {
+		nx := n.next
+		if nx == nil {
+			return n
+		}
+		n = nx
+	}
 }

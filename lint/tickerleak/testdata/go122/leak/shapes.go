@@ -213,3 +213,35 @@ func throttle(enabled bool, interval time.Duration) {
 		}
 	}()
 }
+
+var lastTimer *time.Timer
+
+// The timer is handed to a variable another function may stop.
+func timerCopied(resp chan int) int {
+	t := time.NewTimer(time.Minute)
+	lastTimer = t
+	select {
+	case r := <-resp:
+		return r
+	case <-t.C:
+		return 0
+	}
+}
+
+// One case stops the timer; another returns without (nats-server's
+// batch wait): the Stop in a sibling case does not cover it.
+func batchWait(next, quit chan struct{}) bool {
+	mw := time.NewTimer(5 * time.Second) // want `timer is not stopped when the function returns at line \d+ before it fires`
+	for done := false; !done; {
+		select {
+		case <-next:
+			mw.Stop()
+			done = true
+		case <-mw.C:
+			done = true
+		case <-quit:
+			return false
+		}
+	}
+	return true
+}

@@ -267,3 +267,16 @@ func (n *node) heartbeatBackoff(failures int) {
 		}
 	}
 }
+
+// Waiting for a known number of confirmations at config reload (as
+// nats-server's reloadClusterPoolAndAccounts does): bounded by the count.
+func awaitConfirmations(ch chan struct{}, sent int) {
+	for received := 0; received < sent; {
+		select {
+		case <-ch:
+			received++
+		case <-time.After(2 * time.Second):
+			received = sent
+		}
+	}
+}

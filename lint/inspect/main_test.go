@@ -1,0 +1,18 @@
+package inspect
+
+import (
+	"os"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/lint"
+)
+
+// TestMain lets the test binary answer as go vet's tool, so that
+// TestTyped can run the analyzers through Resolver.VetTool.
+func TestMain(m *testing.M) {
+	if lint.IsVetTool(os.Args[1:]) {
+		lint.VetToolMain()
+		return
+	}
+	os.Exit(m.Run())
+}
