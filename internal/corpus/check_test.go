@@ -79,6 +79,11 @@ func TestValidate(t *testing.T) {
 	if err := healthy.validate(); err == nil {
 		t.Error("healthy program that tolerates warnings accepted")
 	}
+	badCPU := &expectation{Program: "p", Upstream: "o/r@0123456", Kind: "spin", Workload: "w", Machine: "m", Expert: "e",
+		TraceProcessCPU: "0.7", Layers: map[string]*layerCheck{"trace": parseLayer(t, `{"forbid_at_or_above":"warning"}`)}}
+	if err := badCPU.validate(); err == nil {
+		t.Error("trace_process_cpu without a unit accepted")
+	}
 	exp := &expectation{Program: "p", Upstream: "not-a-repo", Kind: "spin", Workload: "w", Machine: "m", Expert: "e",
 		Layers: map[string]*layerCheck{"profile": parseLayer(t, `{"forbid_at_or_above":"warning"}`)}}
 	if err := exp.validate(); err == nil {

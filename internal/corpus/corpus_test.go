@@ -26,14 +26,19 @@ import (
 
 // expectation is a program's expect.json (see doc.go).
 type expectation struct {
-	Program  string                 `json:"program"`
-	Upstream string                 `json:"upstream"`
-	Kind     string                 `json:"kind"`
-	Workload string                 `json:"workload"`
-	Machine  string                 `json:"machine"`
-	CPUs     float64                `json:"cpus"`
-	Expert   string                 `json:"expert"`
-	Layers   map[string]*layerCheck `json:"layers"`
+	Program  string  `json:"program"`
+	Upstream string  `json:"upstream"`
+	Kind     string  `json:"kind"`
+	Workload string  `json:"workload"`
+	Machine  string  `json:"machine"`
+	CPUs     float64 `json:"cpus"`
+	// TraceProcessCPU is the CPU time the process got during the trace
+	// (user+system, e.g. from /proc/PID/stat), a Go duration; "" when not
+	// measured. It becomes exectrace.Options.ProcessCPU.
+	TraceProcessCPU string `json:"trace_process_cpu"`
+	traceProcessCPU time.Duration
+	Expert          string                 `json:"expert"`
+	Layers          map[string]*layerCheck `json:"layers"`
 }
 
 type layerCheck struct {
@@ -158,6 +163,13 @@ func (e *expectation) validate() error {
 	if e.CPUs < 0 {
 		return fmt.Errorf("cpus %g: must not be negative", e.CPUs)
 	}
+	if e.TraceProcessCPU != "" {
+		d, err := time.ParseDuration(e.TraceProcessCPU)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("trace_process_cpu %q: want a positive Go duration such as \"700ms\"", e.TraceProcessCPU)
+		}
+		e.traceProcessCPU = d
+	}
 	if len(e.Layers) == 0 {
 		return errors.New("no layer to check")
 	}
@@ -278,7 +290,7 @@ func analyze(layer, path string, exp *expectation) ([]finding.Finding, error) {
 		defer f.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		res, err := exectrace.Analyze(ctx, f, exectrace.Options{CPUs: exp.CPUs})
+		res, err := exectrace.Analyze(ctx, f, exectrace.Options{CPUs: exp.CPUs, ProcessCPU: exp.traceProcessCPU})
 		if err != nil {
 			return nil, err
 		}

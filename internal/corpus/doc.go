@@ -29,6 +29,7 @@
 //	  "workload": "what the driver did: load, duration, GOMAXPROCS",
 //	  "machine":  "2 CPUs shared; load average 1.20 0.90 0.70 at recording",
 //	  "cpus":     2,             // CPUs the process could use; passed to the trace layer (SD303); 0: unknown
+//	  "trace_process_cpu": "700ms", // optional: CPU time the process got during the trace (user+system)
 //	  "expert":   "what an expert sees, one paragraph",
 //	  "layers": {
 //	    "profile": {
