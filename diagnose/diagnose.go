@@ -85,10 +85,12 @@ func firstOf(lists ...[]string) string {
 type lookups struct {
 	src SourceReader
 
-	mu    sync.Mutex
-	rep   SourceReport
-	files map[string]bool // recorded file → found
-	lines map[string]lineResult
+	mu      sync.Mutex
+	rep     SourceReport
+	files   map[string]bool // recorded file → found, for the files counted in rep
+	lines   map[string]lineResult
+	counted map[string]bool // file:line whose result rep holds
+	gone    map[string]bool // files not found, counted or not
 }
 
 type lineResult struct {
@@ -98,26 +100,55 @@ type lineResult struct {
 
 func newLookups(src SourceReader) *lookups {
 	return &lookups{src: src, rep: SourceReport{Given: src != nil}, files: map[string]bool{},
-		lines: map[string]lineResult{}}
+		lines: map[string]lineResult{}, counted: map[string]bool{}, gone: map[string]bool{}}
 }
 
 // at returns the loop at file:line, nil when the source is not there or
 // not usable (the report says which).
 func (l *lookups) at(file string, line int) *inspect.Loop {
+	return l.lookup(file, line, true)
+}
+
+// quiet is at for a line the report does not list unless it is asked with
+// at too: an outer frame of a stack, read to see whether its loop spins.
+// A caller's file that is not found (a dependency whose source is not
+// here) is not a hot line's missing source.
+func (l *lookups) quiet(file string, line int) *inspect.Loop {
+	return l.lookup(file, line, false)
+}
+
+func (l *lookups) lookup(file string, line int, count bool) *inspect.Loop {
 	if l.src == nil {
 		return nil
 	}
 	key := fmt.Sprintf("%s:%d", file, line)
 	l.mu.Lock()
-	if r, ok := l.lines[key]; ok {
-		l.mu.Unlock()
-		return r.loop
-	}
+	r, ok := l.lines[key]
 	l.mu.Unlock()
-	loop, err := l.src.At(file, line)
+	if !ok {
+		loop, err := l.src.At(file, line)
+		r = lineResult{loop, err}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines[key] = lineResult{loop, err}
+	if !ok {
+		l.lines[key] = r
+		if errors.Is(r.err, inspect.ErrNoSource) {
+			l.gone[file] = true
+		}
+	}
+	if count && !l.counted[key] {
+		l.counted[key] = true
+		l.count(file, r.err)
+	}
+	if r.err != nil {
+		return nil
+	}
+	return r.loop
+}
+
+// count adds one line's result to the report; l.mu is held.
+func (l *lookups) count(file string, err error) {
 	found, seen := l.files[file]
 	if !seen {
 		l.rep.Looked++
@@ -144,10 +175,22 @@ func (l *lookups) at(file string, line int) *inspect.Loop {
 			l.rep.Errors = append(l.rep.Errors, err.Error())
 		}
 	}
-	if err != nil {
-		return nil
-	}
-	return loop
+}
+
+// asked reports whether file:line was looked up already.
+func (l *lookups) asked(file string, line int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.lines[fmt.Sprintf("%s:%d", file, line)]
+	return ok
+}
+
+// missing reports whether file was looked up and not found: its other
+// lines need not be asked.
+func (l *lookups) missing(file string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gone[file]
 }
 
 // report returns a copy of the SourceReport so far.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,6 +51,10 @@ type LoopVerdict struct {
 	OwnShare float64 `json:"own_share"` // of Share: at the loop's lines
 	CutShare float64 `json:"cut_share"` // of Share: cut Gosched CPU attributed to it
 	Spin     bool    `json:"spin"`
+	// maybe marks a loop whose sleep has a length the source does not
+	// fix: it claims its callees' samples like a spin, and the profile's
+	// figures decide (settleSleep).
+	maybe bool
 }
 
 // WriteText prints the cause table, then the source account and verdicts.
@@ -95,6 +100,16 @@ const (
 // spin: the profile's SD204 for it is dropped, and findings that remain at
 // that line say what the source showed.
 //
+// A loop's CPU is that of the samples it claims: walking each sample's
+// user frames leaf to root (Summary.UserStacks), the first frame whose
+// line the source shows inside a spinning loop claims it, so a helper's
+// time (a ring buffer's minGate, inlined into put's wait loop) counts
+// toward the caller's spin; samples no spin claims count toward the loop
+// of their first user frame. A loop that sleeps for a length the source
+// does not fix (inspect.SleepUnknown) is settled by the figures: hot with
+// little parking, it polls (SD204); otherwise it is neither spin nor
+// block.
+//
 // Without a SourceReader, or when no file is found, the profile's findings
 // stand as the profile made them and the summary's Source says so.
 func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
@@ -110,62 +125,120 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		return out, nil
 	}
 
-	type loopKey struct {
-		file       string
-		start, end int
-		line       int // for lines outside loops
-	}
 	verdicts := map[loopKey]*LoopVerdict{}
 	byLine := map[string]*LoopVerdict{} // file:line of a candidate → its verdict
 	kinds := map[loopKey]map[string]bool{}
-	for _, c := range sum.Candidates {
-		loop := lk.at(c.File, c.Line)
-		if loop == nil {
-			continue
-		}
-		v := LoopVerdict{File: c.File, Function: c.Function, Kind: loop.Kind, Detail: loop.Detail, SpinLine: loop.SpinLine}
-		key := loopKey{file: c.File}
-		if k, start, end, ok := loop.SpinLoop(); ok {
-			v.Kind, v.Start, v.End, v.Spin = k, start, end, true
-		} else if loop.Kind == inspect.SleepPoll {
-			v.Start, v.End, v.Spin = loop.Start, loop.End, true
-		} else if loop.Kind != inspect.NotInLoop {
-			v.Start, v.End = loop.Start, loop.End
-		}
-		key.start, key.end = v.Start, v.End
-		if v.Start == 0 {
-			key.line = c.Line
-		}
-		if v.SpinLine == 0 || v.Spin && (v.SpinLine < v.Start || v.SpinLine > v.End) {
-			v.SpinLine = cmp.Or(v.Start, c.Line)
-		}
+	add := func(key loopKey, v LoopVerdict, line int) *LoopVerdict {
 		have := verdicts[key]
 		if have == nil {
 			have = &v
 			verdicts[key] = have
 			kinds[key] = map[string]bool{}
 		}
-		if !slices.Contains(have.Lines, c.Line) {
-			have.Lines = append(have.Lines, c.Line)
+		if !slices.Contains(have.Lines, line) && len(have.Lines) < maxVerdictLines {
+			have.Lines = append(have.Lines, line)
 		}
+		return have
+	}
+	for _, c := range sum.Candidates {
+		loop := lk.at(c.File, c.Line)
+		if loop == nil {
+			continue
+		}
+		key, v := profileVerdict(c.File, c.Function, c.Line, loop)
+		have := add(key, v, c.Line)
 		kinds[key][c.Kind] = true
 		byLine[fmt.Sprintf("%s:%d", c.File, c.Line)] = have
 	}
 
-	// The CPU of each loop: every user line inside it.
-	for key, v := range verdicts {
-		if v.Start == 0 {
+	// The CPU of each loop. A sample belongs to the spin loop of its first
+	// user frame, leaf first, whose line the source shows inside one: a
+	// helper's time (a ring buffer's minGate, compute where it is) counts
+	// toward the wait loop of put that calls it. A sample no spin claims
+	// counts toward the loop around its first user frame's line.
+	type claim struct {
+		v     *LoopVerdict
+		share float64
+	}
+	claimedBy := map[string]*claim{} // a leaf's file:line → the spin that claimed most of its samples
+	if len(sum.UserStacks) > 0 {
+		budget := maxStackLookups
+		for _, st := range sum.UserStacks {
+			claimed := false
+			for _, fr := range st.Frames {
+				if !lk.asked(fr.File, fr.Line) {
+					if budget == 0 || lk.missing(fr.File) {
+						continue
+					}
+					budget--
+				}
+				// Read quietly: a frame whose source is missing (a
+				// dependency's) is no hot line the report must list; the
+				// frame that claims the sample is.
+				loop := lk.quiet(fr.File, fr.Line)
+				if loop == nil {
+					continue
+				}
+				key, v := profileVerdict(fr.File, fr.Function, fr.Line, loop)
+				if !v.Spin && !v.maybe {
+					continue
+				}
+				lk.at(fr.File, fr.Line) // counted in the report
+				sv := add(key, v, fr.Line)
+				sv.OwnShare += st.Share
+				leaf := fmt.Sprintf("%s:%d", st.Frames[0].File, st.Frames[0].Line)
+				if w := claimedBy[leaf]; w == nil || w.share < st.Share {
+					claimedBy[leaf] = &claim{sv, st.Share}
+				}
+				claimed = true
+				break
+			}
+			if claimed {
+				continue
+			}
+			leaf := st.Frames[0]
+			for key, v := range verdicts {
+				if !v.Spin && inLoop(key, leaf.File, leaf.Line) {
+					v.OwnShare += st.Share
+				}
+			}
+		}
+	} else {
+		// A summary without stacks (made by hand): the user lines alone.
+		for key, v := range verdicts {
 			for _, l := range sum.UserLines {
-				if l.File == key.file && l.Line == key.line {
+				if inLoop(key, l.File, l.Line) {
 					v.OwnShare += l.Share
 				}
 			}
-			continue
 		}
-		for _, l := range sum.UserLines {
-			if l.File == key.file && l.Line >= v.Start && l.Line <= v.End {
-				v.OwnShare += l.Share
-			}
+	}
+	// A candidate line whose samples a caller's spin claimed (minGate's
+	// compute loop under put's wait) is part of that spin: the findings at
+	// it say so, and its own loop, left with no CPU, is no verdict.
+	for line, v := range byLine {
+		if c := claimedBy[line]; c != nil && !v.Spin {
+			byLine[line] = c.v
+		}
+	}
+	for key, v := range verdicts {
+		if !v.Spin && v.OwnShare == 0 && len(sum.UserStacks) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(byLine)),
+			func(b *LoopVerdict) bool { return b == v }) {
+			delete(verdicts, key)
+		}
+	}
+	// A spin loop no candidate named, found only up the stacks, is worth a
+	// verdict when it holds as much CPU as a candidate line must: a loop
+	// that rarely runs is not the program's problem.
+	// A Gosched loop is the exception when Gosched's cut CPU is that large:
+	// its yields carry no user frame, so a sample or two of the loop's own
+	// lines are all that can name it (the gosched lab: 94% cut yields,
+	// 0.5% at the loop's line).
+	cutYields := spinOf(sum, profile.CandYield).CutShare
+	for key, v := range verdicts {
+		if len(kinds[key]) == 0 && v.OwnShare < profile.CandidateShare &&
+			!(v.Kind == inspect.YieldSpin && cutYields >= profile.CandidateShare) {
+			delete(verdicts, key)
 		}
 	}
 	// Gosched's cut CPU goes to the yield spins the source confirmed, in
@@ -178,7 +251,7 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 			yieldOwn += v.OwnShare
 		}
 	}
-	cutYield := spinOf(sum, profile.CandYield).CutShare
+	cutYield := cutYields
 	for _, v := range yieldLoops {
 		part := 1 / float64(len(yieldLoops))
 		if yieldOwn > 0 {
@@ -189,6 +262,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 	for _, v := range verdicts {
 		v.Share = v.OwnShare + v.CutShare
 		v.Cores = v.Share / 100 * sum.Cores
+		if v.maybe {
+			settleSleep(v, sum)
+		}
 		out.Summary.Loops = append(out.Summary.Loops, *v)
 	}
 	slices.SortFunc(out.Summary.Loops, func(x, y LoopVerdict) int {
@@ -256,6 +332,76 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 	finding.Sort(out.Findings)
 	out.Summary.Source = lk.report()
 	return out, nil
+}
+
+// Bounds of the join: the lines a loop's verdict lists, and the stack
+// frames beyond the candidates that are read to find the spin loop a
+// callee's time belongs to (each distinct file:line once).
+const (
+	maxVerdictLines = 12
+	maxStackLookups = 256
+)
+
+// loopKey names a loop of a file, or a line outside loops (start 0).
+type loopKey struct {
+	file       string
+	start, end int
+	line       int // for lines outside loops
+}
+
+// inLoop reports whether file:line lies in the key's loop (is its line).
+func inLoop(k loopKey, file string, line int) bool {
+	if k.file != file {
+		return false
+	}
+	if k.start == 0 {
+		return k.line == line
+	}
+	return line >= k.start && line <= k.end
+}
+
+// profileVerdict is the verdict of the loop the source showed at file:line,
+// keyed by the loop that decides it: the spinning loop (the line's own or
+// an enclosing one) when there is one, else the innermost loop, else the
+// line.
+func profileVerdict(file, function string, line int, loop *inspect.Loop) (loopKey, LoopVerdict) {
+	v := LoopVerdict{File: file, Function: function, Kind: loop.Kind, Detail: loop.Detail, SpinLine: loop.SpinLine}
+	key := loopKey{file: file}
+	if k, start, end, ok := loop.SpinLoop(); ok {
+		v.Kind, v.Start, v.End, v.Spin = k, start, end, true
+	} else if loop.Kind == inspect.SleepPoll {
+		v.Start, v.End, v.Spin = loop.Start, loop.End, true
+	} else if loop.Kind == inspect.SleepUnknown {
+		v.Start, v.End, v.maybe = loop.Start, loop.End, true
+	} else if loop.Kind != inspect.NotInLoop {
+		v.Start, v.End = loop.Start, loop.End
+	}
+	key.start, key.end = v.Start, v.End
+	if v.Start == 0 {
+		key.line = line
+	}
+	if v.SpinLine == 0 || v.Spin && (v.SpinLine < v.Start || v.SpinLine > v.End) {
+		v.SpinLine = cmp.Or(v.Start, line)
+	}
+	return key, v
+}
+
+// settleSleep decides a loop whose sleep the source could not measure
+// (time.Sleep(*retry)): a sleep that parks shows as parking, one of zero
+// returns at once and leaves the loop's own work hot. So the loop polls
+// when it holds a candidate's share of the CPU while the program parks
+// less than SD204 allows for that share; otherwise nothing is claimed,
+// blocking no more than spinning.
+func settleSleep(v *LoopVerdict, sum *profile.Summary) {
+	th := profile.DefaultThresholds
+	if v.Share >= profile.CandidateShare && sum.ParkShare <= th.MaxParkRatio*v.Share {
+		v.Spin, v.Kind = true, inspect.SleepPoll
+		v.Detail += fmt.Sprintf("; the profile measured the loop at %.0f%% of CPU (%.2f cores) with parking at %.0f%%: "+
+			"the sleep is zero or too short to park", v.Share, v.Cores, sum.ParkShare)
+		return
+	}
+	v.Detail += fmt.Sprintf("; the profile measured the loop at %.0f%% of CPU with parking at %.0f%%: not enough to call it a spin",
+		v.Share, sum.ParkShare)
 }
 
 func spinOf(s *profile.Summary, kind string) profile.Spin {

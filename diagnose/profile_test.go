@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 )
 
 // build makes a CPU profile of seconds from stacks (leaf first, frames
-// "fn" or "fn@/file.go:12") each holding the given CPU seconds, at 100 Hz.
+// "fn" or "fn@/file.go:12", inlined frames joined by " > ", inner first)
+// each holding the given CPU seconds, at 100 Hz.
 func build(seconds float64, parts ...any) *pprof.Profile {
 	const period = 10_000_000
 	p := &pprof.Profile{
@@ -32,20 +34,24 @@ func build(seconds float64, parts ...any) *pprof.Profile {
 		for _, fr := range stack {
 			l := locs[fr]
 			if l == nil {
-				name, pos, _ := strings.Cut(fr, "@")
-				file, line := "/usr/local/go/src/runtime/x.go", int64(0)
-				if pos != "" {
-					f, ln, _ := strings.Cut(pos, ":")
-					file = f
-					line, _ = strconv.ParseInt(ln, 10, 64)
+				l = &pprof.Location{ID: uint64(len(p.Location) + 1)}
+				// "a@f:1 > b@f:2" is one location with a inlined into b.
+				for _, inl := range strings.Split(fr, " > ") {
+					name, pos, _ := strings.Cut(inl, "@")
+					file, line := "/usr/local/go/src/runtime/x.go", int64(0)
+					if pos != "" {
+						f, ln, _ := strings.Cut(pos, ":")
+						file = f
+						line, _ = strconv.ParseInt(ln, 10, 64)
+					}
+					fn := funcs[name+file]
+					if fn == nil {
+						fn = &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
+						funcs[name+file] = fn
+						p.Function = append(p.Function, fn)
+					}
+					l.Line = append(l.Line, pprof.Line{Function: fn, Line: line})
 				}
-				fn := funcs[name+file]
-				if fn == nil {
-					fn = &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, Filename: file}
-					funcs[name+file] = fn
-					p.Function = append(p.Function, fn)
-				}
-				l = &pprof.Location{ID: uint64(len(p.Location) + 1), Line: []pprof.Line{{Function: fn, Line: line}}}
 				locs[fr] = l
 				p.Location = append(p.Location, l)
 			}
@@ -259,5 +265,192 @@ func TestProfileSpinLockUnderContentionIsInfo(t *testing.T) {
 	}
 	if sd[0].Locations[0].Line != 22 {
 		t.Errorf("locations %v, want the Gosched at 22", sd[0].Locations)
+	}
+}
+
+// A ring buffer's put waits for the slowest consumer in a Gosched loop
+// whose condition calls minGate, inlined: minGate's own loop computes, and
+// the samples name its line first. The time counts toward put's spin.
+var (
+	stkMinGate = []string{"main.(*ring).minGate@/app/ring.go:70 > main.(*ring).put@/app/ring.go:89",
+		"main.pipeline.func1@/app/ring.go:145", "runtime.goexit"}
+	stkHash       = []string{"crypto/sha256.block", "main.hash@/app/ring.go:130", "main.pipeline.func2@/app/ring.go:160"}
+	minGateLoop   = &inspect.Loop{Function: "(*ring).minGate", Kind: inspect.Compute, Start: 69, End: 73, Detail: "no wait and no spin operation in lines 69–73"}
+	producerLoop  = &inspect.Loop{Function: "pipeline.func1", Kind: inspect.Compute, Start: 143, End: 146, Detail: "it computes"}
+	consumerLoop  = &inspect.Loop{Function: "hash", Kind: inspect.Compute, Start: 129, End: 131, Detail: "it computes"}
+	putYieldSpin  = &inspect.Loop{Function: "(*ring).put", Kind: inspect.YieldSpin, Start: 86, End: 101, SpinLine: 92, Detail: "its only wait is runtime.Gosched() at line 92"}
+	putBlocksLoop = &inspect.Loop{Function: "(*ring).put", Kind: inspect.Blocking, Start: 86, End: 101, SpinLine: 92, Detail: "cond.Wait() at line 92 blocks"}
+)
+
+func ringProfile(t *testing.T) *profile.Result {
+	return analyse(t, build(8, stkGoschedCut, 3.0, stkMinGate, 2.5, stkHash, 2.5))
+}
+
+func TestProfileCalleeTimeCountsToCallersSpin(t *testing.T) {
+	res := ringProfile(t)
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/app/ring.go:70": minGateLoop, "/app/ring.go:89": putYieldSpin,
+		"/app/ring.go:145": producerLoop, "/app/ring.go:130": consumerLoop,
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := only(out.Findings, "SD204")
+	if len(sd) != 1 {
+		t.Fatalf("SD204 %+v, want one at put's loop", sd)
+	}
+	f := sd[0]
+	if f.Locations[0].Line != 92 || f.Locations[1].Line != 86 || !slices.Contains(f.Sources, "lint") {
+		t.Errorf("locations %v sources %v, want Gosched's line 92 then the loop's 86, from the source", f.Locations, f.Sources)
+	}
+	// minGate's 2.5s (claimed by put's loop one frame up) and the 3.0s of
+	// cut yields, of 8s: 69%. Without the stack walk minGate's time stays
+	// in its compute loop and put's loop is never read.
+	if !strings.HasPrefix(f.Message, "69% of CPU") {
+		t.Errorf("message %q, want the loop's 69%% (minGate's time and the cut yields)", f.Message)
+	}
+	if f.Severity < finding.Warning {
+		t.Errorf("severity %s, want warning or above at %.2f cores", f.Severity, out.Summary.Cores)
+	}
+	for _, l := range out.Summary.Loops {
+		if l.Kind == inspect.Compute && l.Share > 0 && l.Start == 69 {
+			t.Errorf("minGate's loop kept the time put's spin claimed: %+v", l)
+		}
+	}
+	if r := out.Summary.Source; r.Found != 1 || r.Looked != 1 {
+		t.Errorf("source report %+v, want the one file", r)
+	}
+}
+
+func TestProfileCalleeOfABlockingLoopIsNoSpin(t *testing.T) {
+	// The same stacks, but put's loop blocks (a sync.Cond): minGate's time
+	// is compute, and no frame up the stack makes it a spin.
+	res := ringProfile(t)
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/app/ring.go:70": minGateLoop, "/app/ring.go:89": putBlocksLoop,
+		"/app/ring.go:145": producerLoop, "/app/ring.go:130": consumerLoop,
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range only(out.Findings, "SD204") {
+		if slices.Contains(f.Sources, "lint") {
+			t.Errorf("a source-backed SD204 from a blocking caller: %+v", f)
+		}
+	}
+	for _, l := range out.Summary.Loops {
+		if l.Spin {
+			t.Errorf("a spin verdict from a blocking caller: %+v", l)
+		}
+	}
+	var mg *LoopVerdict
+	for i, l := range out.Summary.Loops {
+		if l.Start == 69 {
+			mg = &out.Summary.Loops[i]
+		}
+	}
+	if mg == nil || mg.Kind != inspect.Compute || mg.Share < 31 || mg.Share > 32 {
+		t.Errorf("loops %+v, want minGate's compute loop with its own 31%%", out.Summary.Loops)
+	}
+}
+
+// esqueue's consumers retry an empty Get in a loop that sleeps a flag
+// whose default is 0: the source cannot tell a spin from a wait.
+var (
+	stkRetryGet = []string{"runtime.procyield", "github.com/x/q.(*EsQueue).Get@/src/q/esQueue.go:170",
+		"main.main.func2@/app/main.go:40", "runtime.goexit"}
+	getLoop   = &inspect.Loop{Function: "(*EsQueue).Get", Kind: inspect.NotInLoop, Detail: "in no loop"}
+	retryLoop = &inspect.Loop{Function: "main.func2", Kind: inspect.SleepUnknown, Start: 39, End: 42, SpinLine: 41,
+		Detail: "its only wait is time.Sleep(*retry), a sleep of non-constant duration at line 41: a zero or tiny value spins, a long one waits"}
+	stkPark = []string{"runtime.futex", "runtime.futexsleep", "runtime.notesleep", "runtime.stopm", "runtime.findRunnable", "runtime.schedule", "runtime.park_m", "runtime.mcall"}
+)
+
+func retrySource() *fakeSource {
+	return &fakeSource{loops: map[string]*inspect.Loop{
+		"/src/q/esQueue.go:170": getLoop, "/app/main.go:40": retryLoop, "/app/main.go:30": consumerLoop,
+	}}
+}
+
+func TestProfileSleepOfUnknownLengthHotIsAPoll(t *testing.T) {
+	// The retry loop holds 75% of the CPU and nothing parks: the sleep is
+	// zero, the loop spins.
+	res := analyse(t, build(4, stkRetryGet, 3.0, stkWork, 1.0))
+	out, err := Profile(res, Options{Source: retrySource()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := only(out.Findings, "SD204")
+	if len(sd) != 1 || !slices.Contains(sd[0].Sources, "lint") {
+		t.Fatalf("SD204 %+v, want one source-backed finding at the retry loop", sd)
+	}
+	f := sd[0]
+	if f.Locations[0].Line != 41 || f.Severity < finding.Warning {
+		t.Errorf("SD204 at %v (%s), want the sleep at line 41 at warning or above", f.Locations, f.Severity)
+	}
+	if !strings.HasPrefix(f.Message, "75% of CPU") || !strings.Contains(f.Message, "non-constant duration") ||
+		!strings.Contains(f.Message, "zero or too short to park") {
+		t.Errorf("message %q, want the loop's 75%%, the source's doubt and the profile's answer", f.Message)
+	}
+}
+
+func TestProfileSleepOfUnknownLengthThatParksIsNoSpin(t *testing.T) {
+	// The same loop at 20% of the CPU while the program parks 60%: the
+	// sleep may well be long. No spin, and no claim that it blocks.
+	res := analyse(t, build(5, stkRetryGet, 1.0, stkPark, 3.0, stkWork, 1.0))
+	out, err := Profile(res, Options{Source: retrySource()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range only(out.Findings, "SD204") {
+		if slices.Contains(f.Sources, "lint") {
+			t.Errorf("a source-backed SD204 from a sleep that parks: %+v", f)
+		}
+	}
+	var got *LoopVerdict
+	for i, l := range out.Summary.Loops {
+		if l.Start == 39 {
+			got = &out.Summary.Loops[i]
+		}
+	}
+	if got == nil || got.Spin || got.Kind != inspect.SleepUnknown || !strings.Contains(got.Detail, "not enough to call it a spin") {
+		t.Errorf("loops %+v, want the retry loop as sleep-unknown, not a spin", out.Summary.Loops)
+	}
+}
+
+func TestProfileYieldLoopNamedByOneSample(t *testing.T) {
+	// The gosched lab: 94% of the CPU in yields mcall cut, one sample at
+	// the loop's line (too few for a candidate). The stack walk reads it;
+	// a Gosched loop there takes the cut yields, a compute loop does not.
+	stkLoop := []string{"main.bad@/app/g.go:29", "main.main"}
+	res := analyse(t, build(2, stkGoschedCut, 1.88, stkLoop, 0.02, stkWork, 0.10))
+	for _, c := range []struct {
+		loop *inspect.Loop
+		spin bool
+	}{
+		{&inspect.Loop{Function: "bad", Kind: inspect.YieldSpin, Start: 29, End: 31, SpinLine: 30, Detail: "its only wait is runtime.Gosched() at line 30"}, true},
+		{&inspect.Loop{Function: "bad", Kind: inspect.Compute, Start: 29, End: 31, Detail: "it computes"}, false},
+	} {
+		src := &fakeSource{loops: map[string]*inspect.Loop{"/app/g.go:29": c.loop, "/app/main.go:30": consumerLoop}}
+		out, err := Profile(res, Options{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var backed []finding.Finding // SD204 at the loop, from the source
+		for _, f := range only(out.Findings, "SD204") {
+			if slices.Contains(f.Sources, "lint") && f.Locations[0].File == "/app/g.go" {
+				backed = append(backed, f)
+			}
+		}
+		if !c.spin {
+			if len(backed) != 0 || slices.ContainsFunc(out.Summary.Loops, func(l LoopVerdict) bool { return l.Spin }) {
+				t.Errorf("%s loop: SD204 %+v loops %+v, want no spin", c.loop.Kind, backed, out.Summary.Loops)
+			}
+			continue
+		}
+		if len(backed) != 1 || backed[0].Locations[0].Line != 30 || !strings.HasPrefix(backed[0].Message, "95% of CPU") {
+			t.Errorf("SD204 %+v, want one at the Gosched (line 30) with the loop's 95%% (cut yields and its sample)", backed)
+		}
 	}
 }

@@ -57,6 +57,13 @@ type Summary struct {
 	// UserLines is the CPU under each user line (first user frame of the
 	// stack), heaviest first, so that a loop's lines can be summed.
 	UserLines []LineCPU `json:"user_lines,omitempty"`
+	// UserStacks are the samples' chains of user frames, leaf first, with
+	// their CPU, heaviest first (at most MaxUserStacks chains of at most
+	// MaxStackUserFrames frames): the join walks them up to give a callee's
+	// time (a ring buffer's minGate, inlined into put) to the spinning
+	// loop of a caller. Not in the JSON: it is the join's input, and the
+	// loops it builds (diagnose's "loops") are what a reader needs.
+	UserStacks []UserStack `json:"-"`
 	// WakeDrivers says what made the runtime wake threads (SD201), as a %
 	// of the wake samples whose driver the stack shows.
 	WakeDrivers []Driver `json:"wake_drivers,omitempty"`
@@ -120,6 +127,22 @@ type RuleShare struct {
 type LabelShare struct {
 	Label string  `json:"label"` // key=value
 	Share float64 `json:"share"` // % of the cause's CPU
+}
+
+// StackFrame is one user frame of a UserStack.
+type StackFrame struct {
+	Function string `json:"function"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+}
+
+// UserStack is the CPU of the samples whose user frames, leaf first, are
+// Frames (the runtime and standard-library frames between them left out).
+type UserStack struct {
+	Frames  []StackFrame `json:"frames"`
+	Share   float64      `json:"share"` // % of the profile's CPU
+	Cores   float64      `json:"cores"`
+	Samples int64        `json:"samples"`
 }
 
 // UserLine is a user frame with its weight.

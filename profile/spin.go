@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/profile/classify"
@@ -152,6 +155,61 @@ type scan struct {
 	timerBy             map[string]int64
 	timerTotal          int64
 	mutexSpin, mutexAll int64
+	// stacks are the samples by their chain of user frames (key: the
+	// frames joined); users caches UserFrame by function name.
+	stacks map[string]*stackAcc
+	users  map[string]bool
+}
+
+// Bounds of Summary.UserStacks: deep recursion or a generated call chain
+// must not make the join read thousands of lines.
+const (
+	MaxUserStacks      = 400
+	MaxStackUserFrames = 32
+)
+
+// userStack adds a sample's user frames, leaf first, to the stacks.
+func (sc *scan) userStack(s *profile.Sample, v, n int64, key *strings.Builder, frames []StackFrame) []StackFrame {
+	frames = frames[:0]
+	key.Reset()
+walk:
+	for _, l := range s.Location {
+		for _, ln := range l.Line {
+			if ln.Function == nil {
+				continue
+			}
+			name := ln.Function.Name
+			user, ok := sc.users[name]
+			if !ok {
+				user = classify.UserFrame(name)
+				sc.users[name] = user
+			}
+			if !user {
+				continue
+			}
+			if len(frames) == MaxStackUserFrames {
+				break walk
+			}
+			frames = append(frames, StackFrame{Function: classify.Canonical(name), File: ln.Function.Filename, Line: int(ln.Line)})
+			key.WriteString(name)
+			key.WriteByte(0)
+			key.WriteString(ln.Function.Filename)
+			key.WriteByte(0)
+			key.WriteString(strconv.FormatInt(ln.Line, 10))
+			key.WriteByte(0)
+		}
+	}
+	if len(frames) == 0 {
+		return frames
+	}
+	acc := sc.stacks[key.String()]
+	if acc == nil {
+		acc = &stackAcc{frames: slices.Clone(frames)}
+		sc.stacks[key.String()] = acc
+	}
+	acc.v += v
+	acc.n += n
+	return frames
 }
 
 // timerDriver names what makes timer work, from the timer sample's frames.
@@ -177,6 +235,12 @@ var lockFrames = set("runtime.lock2", "runtime.unlock2", "runtime.unlock2Wake", 
 	"runtime.futex", "runtime.futexsleep", "runtime.futexwakeup", "runtime.semasleep", "runtime.semawakeup",
 	"runtime.lockVerifyMSize", "runtime.(*spanSet).push")
 
+// stackAcc accumulates the samples of one chain of user frames.
+type stackAcc struct {
+	frames []StackFrame
+	v, n   int64
+}
+
 type lineAcc struct {
 	v, n, spin, flat int64
 	sel, nb, yield   int64
@@ -187,12 +251,18 @@ type lineAcc struct {
 // families the classifier's single cause does not keep.
 func (a *analysis) scanSamples(ci int) *scan {
 	sc := &scan{lines: map[lineKey]*lineAcc{}, goschedBy: map[string]int64{}, wakes: map[string]int64{},
-		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{}}
+		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{},
+		stacks: map[string]*stackAcc{}, users: map[string]bool{}}
 	var names []string
+	var key strings.Builder
+	var frames []StackFrame
 	for i, s := range a.p.Sample {
 		cl := a.classes[i]
 		v := a.value(s)
 		n := a.countOf(s, ci)
+		if cl.HasUser() {
+			frames = sc.userStack(s, v, n, &key, frames)
+		}
 		names = names[:0]
 		userAt := -1 // index in names of the first user frame
 		for _, l := range s.Location {
@@ -331,6 +401,17 @@ func (a *analysis) scanSamples(ci int) *scan {
 	return sc
 }
 
+// compareFrames orders chains of frames for a stable sort.
+func compareFrames(x, y []StackFrame) int {
+	for i := range min(len(x), len(y)) {
+		if c := cmp.Or(strings.Compare(x[i].File, y[i].File), cmp.Compare(x[i].Line, y[i].Line),
+			strings.Compare(x[i].Function, y[i].Function)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(x), len(y))
+}
+
 // forcedGCRule is the classifier rule's name for runtime.GC's own work.
 const forcedGCRule = "forced GC (runtime.GC)"
 
@@ -378,6 +459,14 @@ func (a *analysis) candidates(sc *scan) {
 		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
 	})
 	s.UserLines = s.UserLines[:min(len(s.UserLines), maxLineCPU)]
+	s.UserStacks = s.UserStacks[:0]
+	for _, acc := range sc.stacks {
+		s.UserStacks = append(s.UserStacks, UserStack{Frames: acc.frames, Share: a.share(acc.v), Cores: cores(acc.v), Samples: acc.n})
+	}
+	slices.SortFunc(s.UserStacks, func(x, y UserStack) int {
+		return cmp.Or(cmp.Compare(y.Share, x.Share), cmp.Compare(y.Samples, x.Samples), compareFrames(x.Frames, y.Frames))
+	})
+	s.UserStacks = s.UserStacks[:min(len(s.UserStacks), MaxUserStacks)]
 	slices.SortFunc(s.Candidates, func(x, y Candidate) int {
 		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line),
 			strings.Compare(x.Kind, y.Kind))

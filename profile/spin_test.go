@@ -2,12 +2,14 @@ package profile
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/profile/internal/synth"
 )
 
 // Stacks of the shapes issue 9 found on real programs.
@@ -321,5 +323,36 @@ func TestBecauseFromMeasuredFigures(t *testing.T) {
 			}
 			t.Fatalf("no %s\n%s", c.rule, describe(res))
 		})
+	}
+}
+
+func TestUserStacksWalkInlinedCallers(t *testing.T) {
+	// minGate inlined into put (one location, inner frame first), called
+	// from a producer through a standard-library frame: the chain keeps the
+	// user frames leaf first and leaves the others out.
+	p := synth.Build(2e9,
+		synth.Stack{Nanos: 6e8, Locs: []string{"main.(*ring).minGate@/app/ring.go:70 > main.(*ring).put@/app/ring.go:89",
+			"sync.(*Once).Do", "main.pipeline.func1@/app/ring.go:145", "runtime.goexit"}},
+		synth.Stack{Nanos: 2e8, Locs: []string{"main.(*ring).minGate@/app/ring.go:71 > main.(*ring).put@/app/ring.go:89",
+			"main.pipeline.func1@/app/ring.go:145"}},
+		synth.Stack{Nanos: 2e8, Locs: []string{"runtime.nanotime", "runtime.schedule", "runtime.mcall"}},
+	)
+	res, err := Analyze([]*profile.Profile{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Summary.UserStacks
+	if len(st) != 2 {
+		t.Fatalf("stacks %+v, want the two user chains (the cut one has none)", st)
+	}
+	var got []string
+	for _, f := range st[0].Frames {
+		got = append(got, fmt.Sprintf("%s:%d", f.Function, f.Line))
+	}
+	if want := "main.(*ring).minGate:70 main.(*ring).put:89 main.pipeline.func1:145"; strings.Join(got, " ") != want {
+		t.Errorf("heaviest chain %q, want %q", strings.Join(got, " "), want)
+	}
+	if st[0].Share != 60 || st[1].Share != 20 {
+		t.Errorf("shares %.1f, %.1f, want 60 and 20", st[0].Share, st[1].Share)
 	}
 }

@@ -90,7 +90,9 @@ its line with the CPU of the whole loop; the report says which files were not fo
 	}
 	opt := diagnose.Options{}
 	if !*noSrc {
-		opt.Source = &inspect.Resolver{SrcDirs: src}
+		// The join reads the loop's kind at every frame of the hot stacks,
+		// never the analyzers' findings: no package is loaded for them.
+		opt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
 	}
 	joined, err := diagnose.Profile(res, opt)
 	if err != nil {

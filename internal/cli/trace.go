@@ -82,7 +82,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	}
 	opt := diagnose.Options{}
 	if !*noSrc {
-		opt.Source = &inspect.Resolver{SrcDirs: src}
+		opt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true} // the verdicts read the loop, not the analyzers' findings
 	}
 	joined, err := diagnose.Trace(res, topt, opt)
 	if err != nil {

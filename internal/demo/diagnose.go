@@ -57,7 +57,7 @@ func diagnoseTrace(ctx context.Context, path string, cpu time.Duration) ([]findi
 	}
 	// As for profiles: the lab's source is where the trace says, so the
 	// spinning sites' lines are read (SD308 compute or spin → a verdict).
-	joined, err := diagnose.Trace(res, topt, diagnose.Options{Source: &inspect.Resolver{}})
+	joined, err := diagnose.Trace(res, topt, diagnose.Options{Source: &inspect.Resolver{NoFindings: true}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -157,8 +157,24 @@ func (c *Classifier) frame(name, file string, line int64) frameInfo {
 	f.rt = isRuntime(pkg)
 	// The program's own code, as finding.UserFunction says: "myapp/x" (a
 	// module path without a dot) is the user's, not the standard library's.
-	f.user = !f.rt && !IsStd(pkg) || !f.rt && pkg != "" && finding.UserFunction(name)
+	f.user = userFrame(name, pkg, f.rt)
 	return f
+}
+
+// UserFrame reports whether a function, as pprof names it, is the
+// program's own code by the classifier's rule: what a sample's first user
+// frame is, and what the profile join walks up a stack through.
+func UserFrame(name string) bool {
+	name = Canonical(name)
+	pkg := Package(name)
+	return userFrame(name, pkg, isRuntime(pkg))
+}
+
+// userFrame is UserFrame with the package and runtime test done: "myapp/x"
+// (a module path without a dot) is the user's, not the standard library's,
+// as finding.UserFunction says.
+func userFrame(name, pkg string, rt bool) bool {
+	return !rt && !IsStd(pkg) || !rt && pkg != "" && finding.UserFunction(name)
 }
 
 func (c *Classifier) locFrames(l *profile.Location) []frameInfo {
