@@ -500,6 +500,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			},
 			finding.MustLookup("SD309").Fix)
 	}
+	out = mergeSites(out)
 	finding.Sort(out)
 	return out
 }
@@ -690,6 +691,42 @@ func stallEvidence(what string, st []Stall, n int) []finding.Evidence {
 	var out []finding.Evidence
 	for i, x := range first(st, n) {
 		out = append(out, evid(fmt.Sprintf("%s #%d (at %v)", what, i+1, x.At.Round(time.Millisecond)), ms(x.Duration), "ms"))
+	}
+	return out
+}
+
+// mergeSites reports once what several creation sites show at the same
+// place: goroutines of one function started by different go statements (or
+// alive before the trace began, with no known creator) that spin or
+// migrate at the same line are one cause. The first finding, of the site
+// with the most running time, keeps its figures; the count of sites is
+// added to its evidence.
+func mergeSites(fs []finding.Finding) []finding.Finding {
+	type key struct {
+		rule string
+		locs string
+	}
+	first := map[key]int{}
+	merged := map[int]int{}
+	out := fs[:0]
+	for _, f := range fs {
+		if (f.Rule != "SD304" && f.Rule != "SD308") || len(f.Locations) == 0 {
+			out = append(out, f)
+			continue
+		}
+		k := key{f.Rule, fmt.Sprint(f.Locations)}
+		if i, ok := first[k]; ok {
+			merged[i]++
+			if f.Severity > out[i].Severity {
+				out[i].Severity = f.Severity
+			}
+			continue
+		}
+		first[k] = len(out)
+		out = append(out, f)
+	}
+	for i, n := range merged {
+		out[i].Evidence = append(out[i].Evidence, evid("other creation sites with the same finding here (figures above are the largest site's)", float64(n), "sites"))
 	}
 	return out
 }

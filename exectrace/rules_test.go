@@ -192,3 +192,23 @@ func respin(s *Summary) {
 	busy := time.Duration(s.Procs.BusyMean * float64(s.Trace.Duration))
 	s.Spinning, s.SpinPct = spinning(s, busy, s.Trace.Duration)
 }
+
+// TestMergeSites: one spin seen from two creation sites is one finding;
+// a different line or another rule is not merged.
+func TestMergeSites(t *testing.T) {
+	loc := []finding.Location{{File: "/src/q.go", Line: 174, Function: "q.(*Q).Get"}}
+	other := []finding.Location{{File: "/src/q.go", Line: 90, Function: "q.(*Q).Put"}}
+	fs := mergeSites([]finding.Finding{
+		{Rule: "SD308", Severity: finding.Info, Message: "big", Locations: loc},
+		{Rule: "SD308", Severity: finding.Warning, Message: "small", Locations: loc},
+		{Rule: "SD308", Severity: finding.Warning, Message: "elsewhere", Locations: other},
+		{Rule: "SD309", Message: "lock", Locations: loc},
+		{Rule: "SD309", Message: "lock again", Locations: loc},
+	})
+	if len(fs) != 4 {
+		t.Fatalf("got %d findings, want 4: %v", len(fs), rules(fs))
+	}
+	if fs[0].Message != "big" || fs[0].Severity != finding.Warning || len(fs[0].Evidence) != 1 || fs[0].Evidence[0].Value != 1 {
+		t.Errorf("merged finding = %+v, want the first one's message at the higher severity with one merged site", fs[0])
+	}
+}
