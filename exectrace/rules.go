@@ -160,7 +160,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		if (woken.Count >= latencyMinimum && woken.P99 >= backlogWokenP99) || (created.Count >= latencyMinimum && created.P50 >= backlogWokenP99) {
 			sev = finding.MustLookup("SD302").Severity
 		}
-		why, fix := queueReason(s, secs), finding.MustLookup("SD302").Fix
+		why, fix := queueReason(s, secs)
 		var locs []finding.Location
 		switch {
 		case c.spin || c.compute:
@@ -599,7 +599,12 @@ func hostCause(s *Summary) string {
 }
 
 // queueReason names what the time spent runnable followed, by total wait.
-func queueReason(s *Summary, secs float64) string {
+// queueReason is SD302's "because", from the reason that accounts for most
+// of the time spent runnable, and the fix that reason calls for: only
+// goroutines that run until preempted call for CPU; yields call for
+// blocking, creation for a pool, channel hand-offs for batching.
+func queueReason(s *Summary, secs float64) (why, fix string) {
+	fix = finding.MustLookup("SD302").Fix
 	var total time.Duration
 	best := ReasonLatency{}
 	var woken time.Duration
@@ -616,25 +621,37 @@ func queueReason(s *Summary, secs float64) string {
 		wokenN += p.Count
 	}
 	if total <= 0 {
-		return "of a runnable queue the trace could not attribute (no starts measured)"
+		return "of a runnable queue the trace could not attribute (no starts measured)", fix
 	}
 	pct := func(d time.Duration) float64 { return 100 * float64(d) / float64(total) }
 	pre := reasonLatency(s, wakePreempted)
 	switch best.Reason {
 	case wakeNames[wakePreempted]:
 		return fmt.Sprintf("goroutines that run until preempted outnumber the Ps: %.0f%% of the time spent runnable followed a preemption (%d preemptions, %d wake-ups)",
-			pct(best.Total), pre.Count, wokenN)
+			pct(best.Total), pre.Count, wokenN), fix
 	case wakeNames[wakeYield]:
 		return fmt.Sprintf("goroutines that yield with runtime.Gosched requeue behind the Ps: %.0f%% of the time spent runnable followed a yield (%d yields, %d wake-ups, %d preemptions)",
-			pct(best.Total), best.Count, wokenN, pre.Count)
+				pct(best.Total), best.Count, wokenN, pre.Count),
+			"A goroutine that yields goes back to the run queue at once, so its yields are the queue: block on what it waits for " +
+				"(a channel, sync.Cond, a WaitGroup) instead of calling runtime.Gosched (SD308, SD106); more CPU only feeds the spin."
 	case wakeNames[wakeCreated]:
 		return fmt.Sprintf("goroutines are created faster than %d Ps run them: %.0f%% of the time spent runnable followed creation (%.0f/s, median wait %v)",
-			s.Procs.GOMAXPROCS, pct(best.Total), float64(best.Count)/secs, dur(best.P50))
+				s.Procs.GOMAXPROCS, pct(best.Total), float64(best.Count)/secs, dur(best.P50)),
+			"Bound the work in flight: feed a pool of about GOMAXPROCS goroutines from a channel instead of starting a goroutine per item; add CPU only if the pool's goroutines stay busy."
 	case wakeNames[wakeStart]:
-		return fmt.Sprintf("goroutines were already queued when the trace began (%.0f%% of the time spent runnable): record longer to see why", pct(best.Total))
+		return fmt.Sprintf("goroutines were already queued when the trace began (%.0f%% of the time spent runnable): record longer to see why", pct(best.Total)), fix
 	}
-	return fmt.Sprintf("goroutines woken after a wait queue for the Ps: %.0f%% of the time spent runnable followed a wake-up, most after %s (%d wake-ups, p99 %v; %d preemptions)",
+	why = fmt.Sprintf("goroutines woken after a wait queue for the Ps: %.0f%% of the time spent runnable followed a wake-up, most after %s (%d wake-ups, p99 %v; %d preemptions)",
 		pct(woken), best.Reason, best.Count, dur(best.P99), pre.Count)
+	if best.Reason == wakeNames[wakeChan] && pre.Count*10 < best.Count {
+		// Goroutines woken by channel operations that rarely run a whole
+		// time slice: the queue is a chain of hand-offs (a pipeline, the
+		// prime sieve), each stage running briefly for every item.
+		fix = "The queue is goroutines handing items to each other over channels, each running briefly per item: pass items in " +
+			"batches (slices per send) or fuse stages so fewer goroutines take turns per item; add CPU only if a profile " +
+			"shows the Ps doing the items' real work rather than channel and scheduler work (SD201, SD205)."
+	}
+	return why, fix
 }
 
 func forcedCaller(s *Summary) string {

@@ -212,3 +212,31 @@ func TestMergeSites(t *testing.T) {
 		t.Errorf("merged finding = %+v, want the first one's message at the higher severity with one merged site", fs[0])
 	}
 }
+
+// TestQueueReasonFix: SD302's fix follows the measured reason; only
+// goroutines that run until preempted are told to get more CPU.
+func TestQueueReasonFix(t *testing.T) {
+	reason := func(w wake, n uint64, total time.Duration) ReasonLatency {
+		return ReasonLatency{Reason: wakeNames[w], Percentiles: Percentiles{Count: n, Total: total}}
+	}
+	for _, tc := range []struct {
+		name    string
+		reasons []ReasonLatency
+		want    string
+	}{
+		{"preempted", []ReasonLatency{reason(wakePreempted, 500, time.Second), reason(wakeChan, 10, time.Millisecond)}, "Add CPU"},
+		{"yields", []ReasonLatency{reason(wakeYield, 90000, time.Second), reason(wakeChan, 10, time.Millisecond)}, "instead of calling runtime.Gosched"},
+		{"created", []ReasonLatency{reason(wakeCreated, 5000, time.Second)}, "feed a pool"},
+		// the prime sieve: 238,449 channel wake-ups, 0 preemptions
+		{"channel hand-offs", []ReasonLatency{reason(wakeChan, 238449, time.Second)}, "pass items in batches"},
+		{"channel wake-ups among preemptions", []ReasonLatency{reason(wakeChan, 1000, time.Second), reason(wakePreempted, 500, 100 * time.Millisecond)}, "Add CPU"},
+	} {
+		s := &Summary{}
+		s.Procs.GOMAXPROCS = 2
+		s.Latency.ByReason = tc.reasons
+		_, fix := queueReason(s, 1)
+		if !strings.Contains(fix, tc.want) {
+			t.Errorf("%s: fix %q, want it to contain %q", tc.name, fix, tc.want)
+		}
+	}
+}
