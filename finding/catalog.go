@@ -21,6 +21,7 @@ const (
 	SourceHost       Source = "host"
 	SourceLive       Source = "live"
 	SourceCheck      Source = "check"
+	SourceGoroutines Source = "goroutines"
 )
 
 // Status says whether a rule is detected by any source yet. The catalog lists

@@ -4,12 +4,23 @@ package finding
 // running service's /debug/pprof by `schedoctor check`.
 var liveRules = []Rule{
 	{
-		ID: "SD701", Name: "goroutine-growth", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Planned,
-		Title:       "the goroutine count keeps growing (a leak)",
-		Explanation: "Goroutines blocked forever keep their stacks and everything they reference.",
-		Detection: "/sched/goroutines:goroutines sampled over time with a sustained upward trend; the goroutine profile " +
-			"grouped by stack names where they wait.",
-		Fix: "Give every goroutine a way to end (context cancellation, closing its channel).",
+		ID: "SD701", Name: "goroutine-growth", Severity: Warning, Sources: []Source{SourceGoroutines, SourceLive, SourceCheck}, Status: Implemented,
+		Title: "goroutines leak: parked forever on a channel, select or lock",
+		Explanation: "A goroutine blocked forever keeps its stack and everything it references; the commonest case is a " +
+			"goroutine sending its result on an unbuffered channel after its caller timed out and stopped receiving, " +
+			"one per request, until memory runs out.",
+		Detection: "`schedoctor goroutines` (goroutines package) groups a dump's goroutines by state, the first user frame " +
+			"where they wait and the go statement that created them, and reports a group by three methods: the " +
+			"goroutineleak profile (Go 1.26 with GOEXPERIMENT=goroutineleakprofile: the GC proved them unreachable, " +
+			"any count); two dumps where a group waiting at a user frame in a channel, select or lock state grew by 10+ goroutines and 90%+ " +
+			"of its first-dump goroutine IDs are still there (without IDs, debug=1 or proto, the group must also " +
+			"double); one debug=2 dump with 10+ goroutines parked on a send, a nil channel or a sync.Mutex/RWMutex " +
+			"for the window (default 10 minutes) or longer. IO wait, sleep and syscalls never count, and receives and " +
+			"selects only by growth, so idle keep-alive connections and worker pools are not leaks. Measured: a " +
+			"handler leaking one goroutine per timed-out request at 10/s grew 99 to 1298 in 120s; healthy servers " +
+			"with 40 idle keep-alive connections and 64 idle workers for 2 minutes gave nothing.",
+		Fix: "Give every goroutine a way to end: a buffered channel (make(chan T, 1)) for a result that may go unread, " +
+			"a select with case <-ctx.Done(), closing the channel the workers range over, defer mu.Unlock().",
 	},
 	{
 		ID: "SD702", Name: "live-sched-latency", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Planned,

@@ -1,0 +1,505 @@
+// Package contention reads Go mutex and block profiles and reports where
+// goroutines wait for one another: seconds of waiting by call site, per
+// second of profile, and SD309 for a lock site where goroutines queue.
+//
+// The entry points:
+//
+//	p, err := contention.ReadFile("mutex.pb.gz", contention.ReadOptions{})  // or Read, Fetch
+//	res, err := contention.Analyze([]*contention.Profile{p}, contention.Options{})
+//	res.Findings, res.Summary
+//
+// Both profiles exist only when the program asked for them: the mutex
+// profile after runtime.SetMutexProfileFraction(n > 0), the block profile
+// after runtime.SetBlockProfileRate(rate > 0). Both are off by default, so a
+// profile without samples says "not enabled (or nothing recorded since)",
+// never "no contention".
+//
+// What the two measure differs (runtime/pprof, Go 1.26):
+//
+//   - mutex: for each contended sync.Mutex/RWMutex (and runtime-internal
+//     lock) the delay the waiters suffered, recorded at the Unlock of the
+//     goroutine that held it: the site is where the lock is released, the
+//     end of the critical section to shorten. The runtime scales sampled
+//     events back up by the fraction.
+//   - block: the time each goroutine spent blocked, at the blocking call
+//     (Lock, channel operations, select, WaitGroup.Wait, Cond.Wait). A
+//     worker idle on a channel receive accumulates block time without any
+//     contention, so only sync.Mutex/RWMutex sites count toward SD309.
+//
+// Both are cumulative since the rate was set. A profile from
+// /debug/pprof/mutex?seconds=N is a delta and records its duration; for a
+// cumulative one the caller gives Options.Duration (how long profiling has
+// been on), or the report gives seconds of waiting without rates.
+//
+// Functions are safe for concurrent use. Nothing here panics on its input.
+package contention
+
+import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	pprof "github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Kind is which profile.
+type Kind string
+
+const (
+	Mutex Kind = "mutex"
+	Block Kind = "block"
+)
+
+// DefaultMaxBytes bounds Read and Fetch.
+const DefaultMaxBytes = 256 << 20
+
+// ErrNotContention is wrapped by the error for a profile of another kind.
+var ErrNotContention = errors.New("not a mutex or block profile")
+
+// ReadOptions bound Read. The zero value gives the defaults.
+type ReadOptions struct {
+	MaxBytes int64 // 0 means DefaultMaxBytes
+	// Kind, when set, says which profile this is; otherwise it is read
+	// from the stacks (a mutex profile's leaf is an Unlock).
+	Kind Kind
+}
+
+// Profile is one mutex or block profile.
+type Profile struct {
+	Name     string
+	Kind     Kind
+	Duration time.Duration // recorded by a delta profile (?seconds=N); 0 when cumulative
+	Prof     *pprof.Profile
+	contIdx  int
+	delayIdx int
+}
+
+// ReadFile reads the profile in the named file.
+func ReadFile(name string, opt ReadOptions) (*Profile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(name, f, opt)
+}
+
+// Read parses one mutex or block profile (gzip-compressed or not).
+func Read(name string, r io.Reader, opt ReadOptions) (*Profile, error) {
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", name, limit)
+	}
+	return Parse(name, data, opt)
+}
+
+// Parse is Read on bytes in memory.
+func Parse(name string, data []byte, opt ReadOptions) (*Profile, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotContention)
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		limit := opt.MaxBytes
+		if limit <= 0 {
+			limit = DefaultMaxBytes
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip header: %w", name, err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip data: %w", name, err)
+		}
+		if int64(len(raw)) > limit {
+			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes", name, limit)
+		}
+		data = raw
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("--- contention:")) {
+		return nil, fmt.Errorf("%s: this is the debug=1 text form; give the protobuf profile (/debug/pprof/mutex without ?debug): %w", name, ErrNotContention)
+	}
+	p, err := pprof.ParseUncompressed(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a pprof profile (%v): %w", name, err, ErrNotContention)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%s: malformed profile: %v", name, err)
+	}
+	cp := &Profile{Name: name, Prof: p, contIdx: -1, delayIdx: -1, Duration: time.Duration(p.DurationNanos)}
+	var types []string
+	for i, st := range p.SampleType {
+		types = append(types, st.Type+"/"+st.Unit)
+		switch {
+		case st.Type == "contentions" && st.Unit == "count":
+			cp.contIdx = i
+		case st.Type == "delay" && st.Unit == "nanoseconds":
+			cp.delayIdx = i
+		}
+	}
+	if cp.contIdx < 0 || cp.delayIdx < 0 {
+		return nil, fmt.Errorf("%s: sample types are %s, want contentions/count and delay/nanoseconds: %w",
+			name, strings.Join(types, ", "), ErrNotContention)
+	}
+	cp.Kind = opt.Kind
+	if cp.Kind == "" {
+		cp.Kind = guessKind(p)
+	}
+	return cp, nil
+}
+
+// guessKind tells the two apart by their leaves: the mutex profile records
+// the Unlock that ended a contention, the block profile the blocking call.
+// An empty profile cannot tell; it is called a mutex profile, and says so
+// nowhere else because it has no sites.
+func guessKind(p *pprof.Profile) Kind {
+	for _, s := range p.Sample {
+		if len(s.Location) == 0 || len(s.Location[0].Line) == 0 || s.Location[0].Line[0].Function == nil {
+			continue
+		}
+		if strings.Contains(strings.ToLower(s.Location[0].Line[0].Function.Name), "unlock") {
+			return Mutex
+		}
+		return Block
+	}
+	return Mutex
+}
+
+// FetchOptions tune Fetch. The zero value asks for a 10-second delta.
+type FetchOptions struct {
+	Seconds  int           // ?seconds=N (a delta profile that records its duration); 0 means 10, -1 the cumulative profile
+	Timeout  time.Duration // 0 means Seconds + 30s
+	Client   *http.Client
+	MaxBytes int64
+}
+
+// Fetch downloads a profile from a /debug/pprof/mutex or /block URL.
+func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Profile, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: not an http(s) URL", rawURL)
+	}
+	secs := opt.Seconds
+	if secs == 0 {
+		secs = 10
+	}
+	q := u.Query()
+	if secs > 0 && q.Get("seconds") == "" {
+		q.Set("seconds", fmt.Sprint(secs))
+	}
+	q.Del("debug")
+	u.RawQuery = q.Encode()
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = time.Duration(max(secs, 0))*time.Second + 30*time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := u.Redacted()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	client := opt.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("%s: no answer within %v", name, timeout)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+		first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+		return nil, fmt.Errorf("%s: server answered %s (%s); is this a /debug/pprof/mutex or /block endpoint?", name, resp.Status, first)
+	}
+	kind := Kind("")
+	switch path := strings.TrimSuffix(u.Path, "/"); {
+	case strings.HasSuffix(path, "/mutex"):
+		kind = Mutex
+	case strings.HasSuffix(path, "/block"):
+		kind = Block
+	}
+	return Read(name, resp.Body, ReadOptions{MaxBytes: opt.MaxBytes, Kind: kind})
+}
+
+// Thresholds of SD309 from a contention profile, the trace's own (SD309
+// in exectrace): a site where 0.25 goroutines wait on average, over 20
+// contentions at least. Measured (docs/goroutines.md): 8 goroutines
+// holding one lock 50µs each give 5.6 waiters; one goroutine taking a
+// lock every millisecond beside a busy one gives 0.022.
+const (
+	DefaultMinWaiters     = 0.25
+	DefaultMinContentions = 20
+)
+
+// Options tune Analyze. The zero value gives the defaults.
+type Options struct {
+	// Duration is how long a cumulative profile covers (how long the
+	// rate has been set); a delta profile's own duration wins.
+	Duration       time.Duration
+	MinWaiters     float64 // 0 means DefaultMinWaiters
+	MinContentions int64   // 0 means DefaultMinContentions
+	Top            int     // sites in the summary; 0 means 10
+}
+
+// Site is the waiting at one call site of one profile kind.
+type Site struct {
+	Kind        Kind    `json:"kind"`
+	Function    string  `json:"function"`
+	File        string  `json:"file"`
+	Line        int     `json:"line"`
+	Blocking    string  `json:"blocking"` // the sync/runtime frame below the site: sync.(*Mutex).Lock, runtime.chanrecv1, ...
+	Lock        bool    `json:"lock"`     // a sync.Mutex/RWMutex site (the only ones SD309 counts)
+	Contentions int64   `json:"contentions"`
+	DelaySecs   float64 `json:"delay_seconds"`
+	// Waiters is seconds of waiting per second of profile: the average
+	// number of goroutines waiting here. 0 when the duration is unknown.
+	Waiters float64 `json:"waiters"`
+}
+
+// ProfileSummary describes one input.
+type ProfileSummary struct {
+	Name        string  `json:"name"`
+	Kind        Kind    `json:"kind"`
+	Enabled     bool    `json:"enabled"` // has samples
+	Status      string  `json:"status"`
+	Seconds     float64 `json:"seconds"` // the duration the rates use; 0 unknown
+	Contentions int64   `json:"contentions"`
+	DelaySecs   float64 `json:"delay_seconds"`
+}
+
+// Summary is the JSON summary of the contention source.
+type Summary struct {
+	Profiles []ProfileSummary `json:"profiles"`
+	Sites    []Site           `json:"sites"`
+	Total    int              `json:"sites_total"`
+}
+
+// Result is what Analyze found.
+type Result struct {
+	Findings []finding.Finding
+	Summary  *Summary
+}
+
+// Analyze sums each profile's waiting by call site and reports SD309 for
+// sync.Mutex/RWMutex sites where goroutines queue.
+func Analyze(profs []*Profile, opt Options) (*Result, error) {
+	if len(profs) == 0 {
+		return nil, errors.New("no mutex or block profile given")
+	}
+	minW := cmp.Or(opt.MinWaiters, DefaultMinWaiters)
+	minC := cmp.Or(opt.MinContentions, DefaultMinContentions)
+	top := cmp.Or(opt.Top, 10)
+	s := &Summary{Sites: []Site{}}
+	var all []Site
+	for _, p := range profs {
+		dur := p.Duration
+		if dur <= 0 {
+			dur = opt.Duration
+		}
+		ps := ProfileSummary{Name: p.Name, Kind: p.Kind, Seconds: dur.Seconds()}
+		sites := map[[3]string]*Site{}
+		var order []*Site
+		for _, smp := range p.Prof.Sample {
+			c, d := smp.Value[p.contIdx], smp.Value[p.delayIdx]
+			if c <= 0 && d <= 0 {
+				continue
+			}
+			ps.Contentions += c
+			ps.DelaySecs += float64(d) / 1e9
+			fn, file, line, blocking := siteOf(smp)
+			k := [3]string{fn, file, fmt.Sprint(line) + " " + blocking}
+			st := sites[k]
+			if st == nil {
+				st = &Site{Kind: p.Kind, Function: fn, File: file, Line: line, Blocking: blocking, Lock: isLock(blocking)}
+				sites[k] = st
+				order = append(order, st)
+			}
+			st.Contentions += c
+			st.DelaySecs += float64(d) / 1e9
+		}
+		ps.Enabled = ps.Contentions > 0 || ps.DelaySecs > 0
+		switch {
+		case !ps.Enabled && p.Kind == Mutex:
+			ps.Status = "no samples: not enabled (runtime.SetMutexProfileFraction is 0 by default), or nothing recorded since it was"
+		case !ps.Enabled:
+			ps.Status = "no samples: not enabled (runtime.SetBlockProfileRate is 0 by default), or nothing recorded since it was"
+		case dur <= 0:
+			ps.Status = "cumulative profile of unknown duration: seconds of waiting only (give -duration, or fetch ?seconds=N)"
+		default:
+			ps.Status = "ok"
+		}
+		for _, st := range order {
+			if dur > 0 {
+				st.Waiters = st.DelaySecs / dur.Seconds()
+			}
+			all = append(all, *st)
+		}
+		ps.DelaySecs = round3(ps.DelaySecs)
+		s.Profiles = append(s.Profiles, ps)
+	}
+	slices.SortStableFunc(all, func(a, b Site) int {
+		return cmp.Or(cmp.Compare(b.DelaySecs, a.DelaySecs), strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	res := &Result{Summary: s}
+	for _, st := range all {
+		if st.Lock && st.Waiters >= minW && st.Contentions >= minC && finding.UserFunction(st.Function) {
+			res.Findings = append(res.Findings, siteFinding(st, minW))
+		}
+	}
+	s.Total = len(all)
+	for i := range all {
+		all[i].DelaySecs = round3(all[i].DelaySecs)
+		all[i].Waiters = round3(all[i].Waiters)
+	}
+	s.Sites = all[:min(len(all), top)]
+	finding.Sort(res.Findings)
+	return res, nil
+}
+
+// siteOf finds the first user frame above the sync and runtime frames,
+// leaf first, and the frame below it that blocks (or unlocks). Without a
+// user frame the site is the first frame outside the runtime.
+func siteOf(s *pprof.Sample) (fn, file string, line int, blocking string) {
+	var frames []pprof.Line
+	for _, loc := range s.Location {
+		for _, ln := range loc.Line {
+			if ln.Function != nil {
+				frames = append(frames, ln)
+			}
+		}
+	}
+	at := -1
+	for i, ln := range frames {
+		if finding.UserFunction(ln.Function.Name) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		for i, ln := range frames {
+			if finding.FuncPackage(ln.Function.Name) != "runtime" {
+				at = i
+				break
+			}
+		}
+	}
+	if at < 0 {
+		if len(frames) == 0 {
+			return "?", "", 0, ""
+		}
+		at = 0
+	}
+	if at > 0 {
+		blocking = frames[at-1].Function.Name
+	}
+	f := frames[at]
+	return f.Function.Name, f.Function.Filename, int(f.Line), blocking
+}
+
+// isLock reports whether the blocking frame is sync.Mutex or RWMutex
+// (Lock, RLock, Unlock, RUnlock and their internal/sync slow paths).
+func isLock(blocking string) bool {
+	return strings.Contains(blocking, "Mutex).")
+}
+
+func siteFinding(st Site, minW float64) finding.Finding {
+	short := filepath.Base(st.File)
+	var msg, fix string
+	if st.Kind == Mutex {
+		msg = fmt.Sprintf("%.2f goroutines wait on average for the lock released at %s:%d (%s): %.1fs of waiting in %d contentions (mutex profile)",
+			st.Waiters, short, st.Line, shortFunc(st.Function), st.DelaySecs, st.Contentions)
+		fix = "Shorten the critical section that ends at this Unlock (move work out of it), or shard the lock"
+	} else {
+		msg = fmt.Sprintf("%.2f goroutines wait on average at the Lock at %s:%d (%s): %.1fs blocked in %d contentions (block profile)",
+			st.Waiters, short, st.Line, shortFunc(st.Function), st.DelaySecs, st.Contentions)
+		fix = "Shorten or shard the critical section this Lock enters"
+	}
+	return finding.Finding{
+		Rule:      "SD309",
+		Severity:  finding.Warning,
+		Message:   msg,
+		Locations: []finding.Location{{File: st.File, Line: st.Line, Function: st.Function}},
+		Evidence: []finding.Evidence{
+			{Label: "goroutines waiting on average (" + string(st.Kind) + " profile delay over its duration)", Value: round3(st.Waiters), Unit: "goroutines"},
+			{Label: "delay", Value: round3(st.DelaySecs), Unit: "s"},
+			{Label: "contentions", Value: float64(st.Contentions), Unit: "count"},
+			{Label: "threshold", Value: minW, Unit: "goroutines"},
+		},
+		Fix: fix,
+	}
+}
+
+func shortFunc(fn string) string {
+	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// WriteText prints each profile's status and the top sites.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, p := range s.Profiles {
+		fmt.Fprintf(&b, "%s: %s profile, ", p.Name, p.Kind)
+		if !p.Enabled {
+			fmt.Fprintf(&b, "%s\n", p.Status)
+			continue
+		}
+		fmt.Fprintf(&b, "%d contentions, %.3fs of waiting", p.Contentions, p.DelaySecs)
+		if p.Seconds > 0 {
+			fmt.Fprintf(&b, " over %s (%.3f goroutines waiting on average)\n", time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.DelaySecs/p.Seconds)
+		} else {
+			fmt.Fprintf(&b, "; %s\n", p.Status)
+		}
+	}
+	if len(s.Sites) > 0 {
+		b.WriteString("\nkind   waiters  delay      contentions  site\n")
+		for _, st := range s.Sites {
+			waiters := "-"
+			if st.Waiters > 0 {
+				waiters = fmt.Sprintf("%.3f", st.Waiters)
+			}
+			site := shortFunc(st.Function)
+			if st.File != "" {
+				site = fmt.Sprintf("%s:%d %s", filepath.Base(st.File), st.Line, site)
+			}
+			if st.Blocking != "" {
+				site += " via " + shortFunc(st.Blocking)
+			}
+			fmt.Fprintf(&b, "%-6s %7s  %9.3fs  %11d  %s\n", st.Kind, waiters, st.DelaySecs, st.Contentions, site)
+		}
+		if n := s.Total - len(s.Sites); n > 0 {
+			fmt.Fprintf(&b, "(%d smaller sites not shown)\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,596 @@
+package goroutines
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	pprof "github.com/google/pprof/profile"
+)
+
+// Format is how a dump was written.
+type Format string
+
+const (
+	FormatDebug2 Format = "debug=2" // one record per goroutine, with states, waits and creators
+	FormatDebug1 Format = "debug=1" // identical stacks counted, runtime frames left out
+	FormatProto  Format = "proto"   // the protobuf profile (debug=0)
+)
+
+// Profile names which profile a dump is.
+const (
+	ProfileGoroutine     = "goroutine"     // every goroutine
+	ProfileGoroutineLeak = "goroutineleak" // only the goroutines the GC proved leaked
+)
+
+// Defaults of ReadOptions.
+const (
+	DefaultMaxBytes      = 256 << 20 // a debug=2 dump of 100k goroutines is about 200 MB
+	DefaultMaxLine       = 64 << 10  // frames print at most 10 words of arguments
+	DefaultMaxGoroutines = 1_000_000 // a million records: more than any service's dump we know of
+)
+
+// ReadOptions bound what Read accepts. The zero value gives the defaults.
+type ReadOptions struct {
+	MaxBytes      int64 // largest input, compressed or not; 0 means DefaultMaxBytes
+	MaxLine       int   // longer text lines are skipped and counted; 0 means DefaultMaxLine
+	MaxGoroutines int   // records past this are dropped (Dump.Truncated); 0 means DefaultMaxGoroutines
+}
+
+func (o ReadOptions) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+func (o ReadOptions) maxLine() int {
+	if o.MaxLine > 0 {
+		return o.MaxLine
+	}
+	return DefaultMaxLine
+}
+
+func (o ReadOptions) maxGoroutines() int {
+	if o.MaxGoroutines > 0 {
+		return o.MaxGoroutines
+	}
+	return DefaultMaxGoroutines
+}
+
+// ErrNotDump is wrapped by the error for input that is no goroutine dump in
+// any format (an HTML page, a CPU profile).
+var ErrNotDump = errors.New("not a goroutine dump")
+
+// Frame is one call in a stack.
+type Frame struct {
+	Func string `json:"function"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (f Frame) String() string {
+	if f.File == "" {
+		return f.Func
+	}
+	return fmt.Sprintf("%s (%s:%d)", f.Func, f.File, f.Line)
+}
+
+// Goroutine is one record of a dump: one goroutine (debug=2), or Count
+// goroutines with the same stack (debug=1, proto).
+type Goroutine struct {
+	ID    int64  // 0 when the format has none
+	Count int    // goroutines this record stands for; 1 for debug=2
+	State string // "chan send", "IO wait", ...; "" when unknown
+	// StateInferred is set when State was inferred from the stack (proto,
+	// debug=1), not printed by the runtime.
+	StateInferred bool
+	// WaitMinutes is from the debug=2 header; 0 below one minute or
+	// unknown. The runtime stamps a blocked goroutine at the start of the
+	// first GC that sees it blocked (runtime/mgcmark.go), so the figure is
+	// a lower bound, late by up to a GC interval (at most the 2-minute
+	// forced GC), and absent in a program that has not collected since.
+	WaitMinutes int
+	Locked      bool // locked to thread
+	Leaked      bool // the GC proved it blocked forever (goroutineleak)
+	Stack       []Frame
+	Elided      bool   // "...additional frames elided..." (stacks deeper than 100 frames)
+	CreatedBy   *Frame // the function and line of the go statement; nil when unknown
+	CreatorID   int64  // the goroutine that ran the go statement; 0 when unknown
+}
+
+// Dump is one goroutine dump or leak profile.
+type Dump struct {
+	Name    string
+	Format  Format
+	Profile string // ProfileGoroutine or ProfileGoroutineLeak
+	// Time is when the dump was taken, when known (the proto's time, the
+	// fetch's, or given by the caller); the zero Time otherwise.
+	Time       time.Time
+	Goroutines []Goroutine
+	// Total is the number of goroutines the dump holds (counts summed);
+	// Declared is the total its header announces (debug=1), or -1.
+	Total, Declared int
+	Skipped         int  // malformed lines or records skipped
+	Truncated       bool // MaxGoroutines reached: later records were dropped
+}
+
+// HasIDs, HasWaits and HasCreators tell what the format gives.
+func (d *Dump) HasIDs() bool      { return d.Format == FormatDebug2 }
+func (d *Dump) HasWaits() bool    { return d.Format == FormatDebug2 }
+func (d *Dump) HasCreators() bool { return d.Format == FormatDebug2 }
+
+// ReadFile reads the dump in the named file.
+func ReadFile(name string, opt ReadOptions) (*Dump, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err // *PathError names the file
+	}
+	defer f.Close()
+	// The file's modification time is when it was written, not when the
+	// dump was taken: Time stays zero unless the format records it.
+	return Read(name, f, opt)
+}
+
+// Read parses one dump in any of the formats from r; name (a file, "-" or a
+// URL) is used in errors.
+func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
+	limit := opt.maxBytes()
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise it with -max-bytes)", name, limit)
+	}
+	return Parse(name, data, opt)
+}
+
+// Parse is Read on bytes in memory.
+func Parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotDump)
+	}
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip header: %w", name, err)
+		}
+		limit := opt.maxBytes()
+		raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip data: %w", name, err)
+		}
+		if int64(len(raw)) > limit {
+			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes", name, limit)
+		}
+		data = raw
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("goroutine profile: total ")),
+		bytes.HasPrefix(trimmed, []byte("goroutineleak profile: total ")):
+		return parseDebug1(name, trimmed, opt)
+	case bytes.HasPrefix(trimmed, []byte("goroutine ")):
+		return parseDebug2(name, trimmed, opt)
+	}
+	if looksLikeText(data) {
+		return nil, fmt.Errorf("%s: text starting %q is %w: give /debug/pprof/goroutine?debug=2 (or debug=1, or the protobuf profile)",
+			name, firstLine(data), ErrNotDump)
+	}
+	return parseProto(name, data, opt)
+}
+
+func looksLikeText(data []byte) bool {
+	for _, c := range data[:min(len(data), 64)] {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func firstLine(data []byte) string {
+	s := string(data[:min(len(data), 60)])
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// lines iterates over data's lines, skipping (and counting) those longer
+// than max so that one absurd line cannot cost memory or time.
+type lines struct {
+	data    []byte
+	max     int
+	tooLong int
+}
+
+func (l *lines) next() (string, bool) {
+	for len(l.data) > 0 {
+		i := bytes.IndexByte(l.data, '\n')
+		var line []byte
+		if i < 0 {
+			line, l.data = l.data, nil
+		} else {
+			line, l.data = l.data[:i], l.data[i+1:]
+		}
+		if len(line) > l.max {
+			l.tooLong++
+			continue
+		}
+		return string(bytes.TrimRight(line, "\r")), true
+	}
+	return "", false
+}
+
+// parseDebug2 reads the traceback format: records separated by blank
+// lines, each a header, frames (function line, then "\tfile:line +0x..")
+// and an optional "created by" pair.
+func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
+	d := &Dump{Name: name, Format: FormatDebug2, Profile: ProfileGoroutine, Declared: -1}
+	ls := &lines{data: data, max: opt.maxLine()}
+	maxG := opt.maxGoroutines()
+	var cur *Goroutine
+	var pending *Frame // a function line waiting for its file line
+	var pendingCreator bool
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		if pending != nil {
+			d.Skipped++ // a function line without its file line
+			pending = nil
+		}
+		if len(d.Goroutines) < maxG {
+			d.Goroutines = append(d.Goroutines, *cur)
+			d.Total++
+		} else {
+			d.Truncated = true
+		}
+		cur = nil
+	}
+	for {
+		line, ok := ls.next()
+		if !ok {
+			break
+		}
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, "]:"):
+			flush()
+			g, ok := parseHeader(line)
+			if !ok {
+				d.Skipped++
+				continue
+			}
+			cur = &g
+		case cur == nil:
+			// Text between records (a panic message, "[signal ...]", log
+			// lines around a SIGQUIT dump): not ours.
+			d.Skipped++
+		case strings.HasPrefix(line, "\t"):
+			body := strings.TrimSpace(line)
+			if body == "goroutine running on other thread; stack unavailable" {
+				continue
+			}
+			file, ln, ok := parseFileLine(body)
+			if !ok || pending == nil {
+				d.Skipped++
+				pending = nil
+				continue
+			}
+			pending.File, pending.Line = file, ln
+			if pendingCreator {
+				cur.CreatedBy = pending
+			} else {
+				cur.Stack = append(cur.Stack, *pending)
+			}
+			pending = nil
+		case line == "...additional frames elided...":
+			cur.Elided = true
+		case strings.HasPrefix(line, "created by "):
+			fn, id := parseCreatedBy(strings.TrimPrefix(line, "created by "))
+			if fn == "" {
+				d.Skipped++
+				continue
+			}
+			cur.CreatorID = id
+			pending, pendingCreator = &Frame{Func: fn}, true
+		default:
+			fn, ok := parseCall(line)
+			if !ok {
+				d.Skipped++
+				continue
+			}
+			if pending != nil {
+				d.Skipped++
+			}
+			pending, pendingCreator = &Frame{Func: fn}, false
+		}
+	}
+	flush()
+	d.Skipped += ls.tooLong
+	if len(d.Goroutines) == 0 {
+		return nil, fmt.Errorf("%s: no goroutine record could be read (%d lines skipped): %w", name, d.Skipped, ErrNotDump)
+	}
+	markLeakDump(d)
+	return d, nil
+}
+
+// markLeakDump names a debug=2 dump with "(leaked)" goroutines as what it
+// is: goroutineleak?debug=2 prints every goroutine and marks the leaked.
+func markLeakDump(d *Dump) {
+	for _, g := range d.Goroutines {
+		if g.Leaked {
+			d.Profile = ProfileGoroutineLeak
+			return
+		}
+	}
+}
+
+// parseHeader reads "goroutine 18 [chan send, 2 minutes, locked to thread]:"
+// and its variants: " gp=0x.. m=.." before the bracket (GOTRACEBACK=system),
+// " (leaked)", " (scan)", " (durable)" after the state, ", synctest bubble
+// N" and " labels:{...}" inside it.
+func parseHeader(line string) (Goroutine, bool) {
+	rest := strings.TrimPrefix(line, "goroutine ")
+	idStr, rest, ok := strings.Cut(rest, " ")
+	if !ok {
+		return Goroutine{}, false
+	}
+	id, err := strconv.ParseInt(idStr, 10, 64)
+	if err != nil || id < 0 {
+		return Goroutine{}, false
+	}
+	open := strings.IndexByte(rest, '[')
+	if open < 0 {
+		return Goroutine{}, false
+	}
+	inner := strings.TrimSuffix(rest[open+1:], "]:")
+	// Labels are quoted and may hold anything; they come last.
+	if i := strings.Index(inner, " labels:{"); i >= 0 {
+		inner = strings.TrimRight(inner[:i], ", ")
+	}
+	g := Goroutine{ID: id, Count: 1}
+	parts := strings.Split(inner, ", ")
+	// The runtime prints " (leaked)" then " (scan)"; " (durable)" is
+	// part of the synctest states and stays.
+	state, _ := strings.CutSuffix(parts[0], " (scan)")
+	if s, ok := strings.CutSuffix(state, " (leaked)"); ok {
+		state, g.Leaked = s, true
+	}
+	if state == "" {
+		return Goroutine{}, false
+	}
+	g.State = state
+	for _, p := range parts[1:] {
+		switch {
+		case strings.HasSuffix(p, " minutes"):
+			n, err := strconv.Atoi(strings.TrimSuffix(p, " minutes"))
+			if err == nil && n >= 0 {
+				g.WaitMinutes = n
+			}
+		case p == "locked to thread":
+			g.Locked = true
+		}
+	}
+	return g, true
+}
+
+// parseCall reads "pkg.fn(args)" or "pkg.fn(...)" and returns "pkg.fn".
+func parseCall(line string) (string, bool) {
+	if !strings.HasSuffix(line, ")") {
+		return "", false
+	}
+	i := strings.LastIndexByte(line, '(')
+	if i <= 0 {
+		return "", false
+	}
+	fn := line[:i]
+	if strings.ContainsAny(fn, " \t") && !strings.HasPrefix(fn, "panic") {
+		return "", false
+	}
+	return fn, true
+}
+
+// parseCreatedBy reads "main.serve in goroutine 1" (Go 1.21+) or "main.serve".
+func parseCreatedBy(s string) (string, int64) {
+	fn, gid, ok := strings.Cut(s, " in goroutine ")
+	if !ok {
+		return strings.TrimSpace(s), 0
+	}
+	id, err := strconv.ParseInt(gid, 10, 64)
+	if err != nil || id < 0 {
+		id = 0
+	}
+	return strings.TrimSpace(fn), id
+}
+
+// parseFileLine reads "/path/file.go:123 +0x1f" (the offset is absent for
+// inlined frames).
+func parseFileLine(s string) (string, int, bool) {
+	s, _, _ = strings.Cut(s, " +0x")
+	s, _, _ = strings.Cut(s, " fp=") // GOTRACEBACK=crash adds fp= sp= pc=
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return s[:i], n, true
+}
+
+// parseDebug1 reads the counted format:
+//
+//	goroutine profile: total 115
+//	99 @ 0x48692e 0x41797c ...
+//	#	0x6889a8	main.leakyHandler.func1+0x48	/tmp/gorec/main.go:61
+//
+// The runtime's frames are left out of the "#" lines.
+func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
+	d := &Dump{Name: name, Format: FormatDebug1, Profile: ProfileGoroutine, Declared: -1}
+	ls := &lines{data: data, max: opt.maxLine()}
+	maxG := opt.maxGoroutines()
+	header, _ := ls.next()
+	header = strings.TrimSpace(header)
+	if strings.HasPrefix(header, "goroutineleak ") {
+		d.Profile = ProfileGoroutineLeak
+	}
+	if _, n, ok := strings.Cut(header, "total "); ok {
+		if v, err := strconv.Atoi(n); err == nil {
+			d.Declared = v
+		}
+	}
+	var cur *Goroutine
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		if len(d.Goroutines) >= maxG {
+			d.Truncated = true
+		} else {
+			inferState(cur)
+			d.Goroutines = append(d.Goroutines, *cur)
+			d.Total += cur.Count
+		}
+		cur = nil
+	}
+	for {
+		line, ok := ls.next()
+		if !ok {
+			break
+		}
+		switch {
+		case strings.TrimSpace(line) == "":
+			flush()
+		case strings.HasPrefix(line, "# labels:"):
+		case strings.HasPrefix(line, "#"):
+			if cur == nil {
+				d.Skipped++
+				continue
+			}
+			f := strings.Fields(strings.TrimPrefix(line, "#"))
+			if len(f) < 3 {
+				d.Skipped++
+				continue
+			}
+			fn, _, _ := strings.Cut(f[1], "+0x")
+			file, ln, ok := parseFileLine(f[2])
+			if !ok {
+				d.Skipped++
+				continue
+			}
+			cur.Stack = append(cur.Stack, Frame{Func: fn, File: file, Line: ln})
+		default:
+			flush()
+			cnt, _, ok := strings.Cut(line, " @ ")
+			n, err := strconv.Atoi(cnt)
+			if !ok || err != nil || n <= 0 {
+				d.Skipped++
+				continue
+			}
+			cur = &Goroutine{Count: n}
+			if d.Profile == ProfileGoroutineLeak {
+				cur.Leaked = true
+			}
+		}
+	}
+	flush()
+	d.Skipped += ls.tooLong
+	if len(d.Goroutines) == 0 && d.Declared != 0 {
+		return nil, fmt.Errorf("%s: no stack could be read (%d lines skipped): %w", name, d.Skipped, ErrNotDump)
+	}
+	return d, nil
+}
+
+// parseProto reads the protobuf goroutine or goroutineleak profile.
+func parseProto(name string, data []byte, opt ReadOptions) (*Dump, error) {
+	p, err := pprof.ParseUncompressed(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a pprof profile (%v): %w", name, err, ErrNotDump)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%s: malformed profile: %v", name, err)
+	}
+	if len(p.SampleType) != 1 || p.SampleType[0].Unit != "count" ||
+		(p.SampleType[0].Type != ProfileGoroutine && p.SampleType[0].Type != ProfileGoroutineLeak) {
+		var types []string
+		for _, st := range p.SampleType {
+			types = append(types, st.Type+"/"+st.Unit)
+		}
+		return nil, fmt.Errorf("%s: sample types are %s, want goroutine/count or goroutineleak/count: %w",
+			name, strings.Join(types, ", "), ErrNotDump)
+	}
+	d := &Dump{Name: name, Format: FormatProto, Profile: p.SampleType[0].Type, Declared: -1}
+	if p.TimeNanos > 0 {
+		d.Time = time.Unix(0, p.TimeNanos).UTC()
+	}
+	maxG := opt.maxGoroutines()
+	for _, s := range p.Sample {
+		if len(s.Value) != 1 || s.Value[0] <= 0 {
+			d.Skipped++
+			continue
+		}
+		if len(d.Goroutines) >= maxG {
+			d.Truncated = true
+			break
+		}
+		g := Goroutine{Count: int(min(s.Value[0], 1<<31-1)), Leaked: d.Profile == ProfileGoroutineLeak}
+		for _, loc := range s.Location {
+			// Line[0] is the innermost of the inlined calls at this PC.
+			for _, ln := range loc.Line {
+				if ln.Function == nil {
+					continue
+				}
+				g.Stack = append(g.Stack, Frame{Func: ln.Function.Name, File: ln.Function.Filename, Line: int(ln.Line)})
+			}
+		}
+		inferState(&g)
+		d.Goroutines = append(d.Goroutines, g)
+		d.Total += g.Count
+	}
+	return d, nil
+}
+
+// parkStates maps the frame that parks a goroutine to the state debug=2
+// would print. The runtime frames are present in the proto only; debug=1
+// keeps the sync, poll and time frames.
+var parkStates = []struct{ fn, state string }{
+	{"runtime.chansend", "chan send"},
+	{"runtime.chansend1", "chan send"},
+	{"runtime.chanrecv", "chan receive"},
+	{"runtime.chanrecv1", "chan receive"},
+	{"runtime.chanrecv2", "chan receive"},
+	{"runtime.selectgo", "select"},
+	{"runtime.block", "select (no cases)"},
+	{"internal/sync.(*Mutex).lockSlow", "sync.Mutex.Lock"},
+	{"sync.(*Mutex).lockSlow", "sync.Mutex.Lock"},
+	{"sync.(*Mutex).Lock", "sync.Mutex.Lock"},
+	{"sync.(*RWMutex).RLock", "sync.RWMutex.RLock"},
+	{"sync.(*RWMutex).Lock", "sync.RWMutex.Lock"},
+	{"sync.(*WaitGroup).Wait", "sync.WaitGroup.Wait"},
+	{"sync.(*Cond).Wait", "sync.Cond.Wait"},
+	{"internal/poll.runtime_pollWait", "IO wait"},
+	{"time.Sleep", "sleep"},
+}
+
+// inferState sets State from the stack, leaf first: the first frame that
+// parks a goroutine names its state.
+func inferState(g *Goroutine) {
+	for _, f := range g.Stack {
+		for _, ps := range parkStates {
+			if f.Func == ps.fn {
+				g.State, g.StateInferred = ps.state, true
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package goroutines
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Summary is the JSON "summary" of the goroutines source.
+type Summary struct {
+	Dumps []DumpSummary `json:"dumps"`
+	// WindowSeconds is the age past which one dump calls a send, nil
+	// channel or lock wait stuck; BetweenSeconds the time between two
+	// dumps when both times are known (0 otherwise).
+	WindowSeconds  float64 `json:"window_seconds"`
+	BetweenSeconds float64 `json:"between_seconds"`
+	MinGroup       int     `json:"min_group"`
+	// Methods lists the leak methods the input allowed, and Blind what
+	// the input could not show.
+	Methods []string `json:"methods"`
+	Blind   []string `json:"blind"`
+	// Groups are the last goroutine dump's largest groups (Top), with the
+	// count in the first dump when there were two.
+	Groups      []GroupSummary `json:"groups"`
+	GroupsTotal int            `json:"groups_total"`
+}
+
+// DumpSummary describes one input.
+type DumpSummary struct {
+	Name       string    `json:"name"`
+	Format     Format    `json:"format"`
+	Profile    string    `json:"profile"`
+	Time       time.Time `json:"time,omitzero"`
+	Goroutines int       `json:"goroutines"`
+	Records    int       `json:"records"`
+	Skipped    int       `json:"skipped"`
+	Truncated  bool      `json:"truncated"`
+	Leaked     int       `json:"leaked"`
+}
+
+// GroupSummary is one group in the summary.
+type GroupSummary struct {
+	Key
+	Count         int  `json:"count"`
+	StartCount    int  `json:"start_count"` // -1 without a first dump
+	OldestMinutes int  `json:"oldest_minutes"`
+	Leaked        int  `json:"leaked"`
+	StateInferred bool `json:"state_inferred"`
+}
+
+func (a *analysis) summary(dumps []*Dump, start, end *Dump, endGroups []*Group) *Summary {
+	s := &Summary{WindowSeconds: a.window.Seconds(), BetweenSeconds: a.between.Seconds(), MinGroup: a.opt.minGroup()}
+	leak := false
+	for _, d := range dumps {
+		if d == nil {
+			continue
+		}
+		ds := DumpSummary{Name: d.Name, Format: d.Format, Profile: d.Profile, Time: d.Time, Goroutines: d.Total,
+			Records: len(d.Goroutines), Skipped: d.Skipped, Truncated: d.Truncated}
+		for _, g := range d.Goroutines {
+			if g.Leaked {
+				ds.Leaked += g.Count
+			}
+		}
+		if d.Profile == ProfileGoroutineLeak {
+			leak = true
+		}
+		s.Dumps = append(s.Dumps, ds)
+	}
+	if leak {
+		s.Methods = append(s.Methods, MethodLeakProfile)
+		if end == nil {
+			s.Blind = append(s.Blind, "leak profile only: goroutines blocked on a channel or lock that something still reachable holds "+
+				"(a global, a long-lived struct) are not in it; give debug=2 dumps too")
+		}
+	} else {
+		s.Blind = append(s.Blind, "no goroutineleak profile: leaks are inferred, not proved (Go 1.26 with GOEXPERIMENT=goroutineleakprofile serves /debug/pprof/goroutineleak)")
+	}
+	if start != nil {
+		s.Methods = append(s.Methods, MethodGrowth)
+		if !start.HasIDs() || !end.HasIDs() {
+			s.Blind = append(s.Blind, "no goroutine IDs (debug=1 or proto): growth cannot show the first goroutines never left, so a group must double")
+		}
+	} else if end != nil {
+		s.Blind = append(s.Blind, "one dump: no growth; give a second dump taken later to see slow leaks and leaks in receives and selects")
+	}
+	if end != nil {
+		if end.HasWaits() {
+			s.Methods = append(s.Methods, MethodAge)
+		} else {
+			s.Blind = append(s.Blind, fmt.Sprintf("%s (%s) has no states as the runtime prints them, no wait times and no creators: use debug=2", end.Name, end.Format))
+		}
+	}
+	top := a.opt.Top
+	if top <= 0 {
+		top = 20
+	}
+	var before map[Key]int
+	if start != nil {
+		before = map[Key]int{}
+		for _, g := range Groups(start) {
+			before[g.Key] = g.Count
+		}
+	}
+	s.GroupsTotal = len(endGroups)
+	s.Groups = []GroupSummary{}
+	for i, g := range endGroups {
+		if i == top {
+			break
+		}
+		gs := GroupSummary{Key: g.Key, Count: g.Count, StartCount: -1, OldestMinutes: g.OldestMinutes, Leaked: g.Leaked, StateInferred: g.StateInferred}
+		if before != nil {
+			gs.StartCount = before[g.Key]
+		}
+		s.Groups = append(s.Groups, gs)
+	}
+	return s
+}
+
+// WriteText prints the inputs and the largest groups.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, d := range s.Dumps {
+		fmt.Fprintf(&b, "%s: %s %s, %d goroutines in %d records", d.Name, d.Profile, d.Format, d.Goroutines, d.Records)
+		if d.Leaked > 0 {
+			fmt.Fprintf(&b, ", %d leaked", d.Leaked)
+		}
+		if d.Skipped > 0 {
+			fmt.Fprintf(&b, ", %d malformed lines skipped", d.Skipped)
+		}
+		if d.Truncated {
+			b.WriteString(", truncated at the goroutine cap")
+		}
+		b.WriteString("\n")
+	}
+	if s.BetweenSeconds > 0 {
+		fmt.Fprintf(&b, "%s between the dumps\n", fmtSecs(s.BetweenSeconds))
+	}
+	fmt.Fprintf(&b, "leak methods: %s (window %s, at least %d goroutines)\n", strings.Join(s.Methods, ", "), fmtSecs(s.WindowSeconds), s.MinGroup)
+	for _, bl := range s.Blind {
+		fmt.Fprintf(&b, "cannot see: %s\n", bl)
+	}
+	if _, err := io.WriteString(w, b.String()+"\n"); err != nil {
+		return err
+	}
+	if len(s.Groups) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	hasStart := len(s.Groups) > 0 && s.Groups[0].StartCount >= 0
+	if hasStart {
+		fmt.Fprintf(tw, "count\tfirst\tstate\toldest\twaits at\tcreated at\n")
+	} else {
+		fmt.Fprintf(tw, "count\tstate\toldest\twaits at\tcreated at\n")
+	}
+	for _, g := range s.Groups {
+		state := g.State
+		if state == "" {
+			state = "?"
+		} else if g.StateInferred {
+			state += "*"
+		}
+		if g.Leaked > 0 {
+			state += " (leaked)"
+		}
+		oldest := "-"
+		if g.OldestMinutes > 0 {
+			oldest = fmt.Sprintf("%dm", g.OldestMinutes)
+		}
+		created := "-"
+		if g.Created.Func != "" {
+			created = frameText(g.Created)
+		}
+		if hasStart {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", g.Count, g.StartCount, state, oldest, frameText(g.Wait), created)
+		} else {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", g.Count, state, oldest, frameText(g.Wait), created)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n := s.GroupsTotal - len(s.Groups); n > 0 {
+		fmt.Fprintf(w, "(%d smaller groups not shown)\n", n)
+	}
+	for _, g := range s.Groups {
+		if g.StateInferred {
+			fmt.Fprintf(w, "* state inferred from the stack\n")
+			break
+		}
+	}
+	return nil
+}
+
+func frameText(f Frame) string {
+	if f.Func == "" {
+		return "-"
+	}
+	if f.File == "" {
+		return shortFunc(f.Func)
+	}
+	return fmt.Sprintf("%s:%d %s", filepath.Base(f.File), f.Line, shortFunc(f.Func))
+}
