@@ -64,6 +64,9 @@ type Summary struct {
 	Stages   []Stage          `json:"stages"`
 	Programs []ProgramSummary `json:"programs"`
 	Mismatch int              `json:"mismatches"` // program×stage cells whose findings differ from the markers
+	// BusyHost counts the cells with findings caused by the host
+	// withholding CPU (StageSummary.Host): the machine was busy.
+	BusyHost int `json:"busy_host"`
 }
 
 // ProgramSummary is one row of the table.
@@ -81,7 +84,13 @@ type StageSummary struct {
 	Found      []string `json:"found"`                // rules reported (warning or above, or any marked rule)
 	Missing    []string `json:"missing,omitempty"`    // expected, not found
 	Unexpected []string `json:"unexpected,omitempty"` // found at warning or above, not expected
-	Error      string   `json:"error,omitempty"`      // the stage failed for this program
+	// Host lists rules found at warning or above whose measured cause is
+	// the machine, not the program: the trace saw the Ps busy far beyond
+	// the CPU the program got (the host withheld it). They are true of this
+	// run and say nothing about the lab's markers, so they are not
+	// mismatches; the summary says the machine was busy.
+	Host  []string `json:"host,omitempty"`
+	Error string   `json:"error,omitempty"` // the stage failed for this program
 }
 
 // OK reports whether the stage found exactly what the lab expects.
@@ -178,6 +187,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			if !cell.OK() {
 				sum.Mismatch++
 			}
+			if len(cell.Host) > 0 {
+				sum.BusyHost++
+			}
 		}
 	}
 	r.res.Summary = sum
@@ -207,10 +219,17 @@ func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr er
 		for j := range f.Locations {
 			f.Locations[j].File = r.labPath(f.Locations[j].File)
 		}
+		if f.Severity >= finding.Warning && !slices.Contains(cell.Expected, f.Rule) && hostCaused(f) {
+			if !slices.Contains(cell.Host, f.Rule) {
+				cell.Host = append(cell.Host, f.Rule)
+			}
+			continue
+		}
 		if f.Severity >= finding.Warning || slices.Contains(cell.Expected, f.Rule) {
 			found[f.Rule] = true
 		}
 	}
+	slices.Sort(cell.Host)
 	for rule := range found {
 		cell.Found = append(cell.Found, rule)
 		if !slices.Contains(cell.Expected, rule) && !slices.Contains(cell.Allowed, rule) {
@@ -225,6 +244,22 @@ func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr er
 		}
 	}
 	r.res.Findings = append(r.res.Findings, fs...)
+}
+
+// hostCaused reports whether a finding's measured cause is the host
+// withholding CPU from the program: the trace analysis then reports the
+// CPU the process got against its busy Ps (exectrace's SD303 "while the
+// process got N cores"), which only a busy machine produces.
+func hostCaused(f *finding.Finding) bool {
+	if f.Rule != "SD303" {
+		return false
+	}
+	for _, e := range f.Evidence {
+		if e.Label == "busy Ps per core the process got" {
+			return true
+		}
+	}
+	return false
 }
 
 // labPath rewrites a path inside the temporary lab module to its place in

@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"github.com/schedoctor/schedoctor/finding"
+
 	"context"
 	"os/exec"
 	"strings"
@@ -75,6 +77,18 @@ func TestUnknownProgram(t *testing.T) {
 	}
 }
 
+// TestHostCaused: SD303 measured against the CPU the program got is the
+// machine's doing; SD303 against the CPUs alone (GOMAXPROCS above them) is
+// the program's.
+func TestHostCaused(t *testing.T) {
+	host := finding.Finding{Rule: "SD303", Evidence: []finding.Evidence{{Label: "busy Ps per core the process got", Value: 320, Unit: "%"}}}
+	procs := finding.Finding{Rule: "SD303", Evidence: []finding.Evidence{{Label: "busy Ps per CPU", Value: 372, Unit: "%"}}}
+	other := finding.Finding{Rule: "SD302", Evidence: host.Evidence}
+	if !hostCaused(&host) || hostCaused(&procs) || hostCaused(&other) {
+		t.Errorf("hostCaused: host %v, GOMAXPROCS %v, other rule %v; want true, false, false", hostCaused(&host), hostCaused(&procs), hostCaused(&other))
+	}
+}
+
 func TestCellString(t *testing.T) {
 	for _, c := range []struct {
 		cell StageSummary
@@ -84,6 +98,7 @@ func TestCellString(t *testing.T) {
 		{StageSummary{}, "✓ clean"},
 		{StageSummary{Expected: []string{"SD201"}, Found: []string{"SD203"}, Missing: []string{"SD201"}, Unexpected: []string{"SD203"}}, "✗ +SD203 -SD201"},
 		{StageSummary{Error: "running lab program x: exit status 2\nmore"}, "✗ error: running lab program x: exit status 2"},
+		{StageSummary{Host: []string{"SD303"}}, "✓ clean !SD303"},
 	} {
 		if got := c.cell.String(); got != c.want {
 			t.Errorf("%+v.String() = %q, want %q", c.cell, got, c.want)

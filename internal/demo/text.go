@@ -30,6 +30,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if s.BusyHost > 0 {
+		fmt.Fprintf(w, "the machine was busy: in %d of %d runs the host withheld CPU from the program (! in the table:\n"+
+			"SD303 measured against the CPU the program really got); those findings describe the machine, not the lab,\n"+
+			"and other diagnoses may differ from a quiet machine's\n", s.BusyHost, cells)
+	}
 	if s.Mismatch == 0 {
 		_, err := fmt.Fprintf(w, "all %d diagnoses match what the lab programs contain (✓); healthy controls are clean\n", cells)
 		return err
@@ -39,7 +44,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 }
 
 // String is a table cell: "✓ SD101 SD204", "✓ clean", "✗ SD201 -SD203 +SD205"
-// (a leading - is missing, + unexpected), or "✗ error".
+// (a leading - is missing, + unexpected, ! caused by a busy host), or
+// "✗ error".
 func (s *StageSummary) String() string {
 	if s.Error != "" {
 		return "✗ error: " + firstLine(s.Error, 40)
@@ -61,6 +67,9 @@ func (s *StageSummary) String() string {
 	}
 	if len(parts) == 0 {
 		parts = []string{"clean"}
+	}
+	for _, r := range s.Host {
+		parts = append(parts, "!"+r)
 	}
 	return mark + " " + strings.Join(parts, " ")
 }
