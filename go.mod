@@ -3,13 +3,14 @@ module github.com/schedoctor/schedoctor
 go 1.26.0
 
 require (
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/golangci/plugin-module-register v0.1.2 // indirect
-	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe // indirect
-	github.com/ianlancetaylor/demangle v0.0.0-20250417193237-f615e6bd150b // indirect
-	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
+	github.com/golangci/plugin-module-register v0.1.2
+	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
+	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e
+	golang.org/x/sys v0.49.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 )

@@ -229,7 +229,7 @@ func TestQueueReasonFix(t *testing.T) {
 		{"created", []ReasonLatency{reason(wakeCreated, 5000, time.Second)}, "feed a pool"},
 		// the prime sieve: 238,449 channel wake-ups, 0 preemptions
 		{"channel hand-offs", []ReasonLatency{reason(wakeChan, 238449, time.Second)}, "pass items in batches"},
-		{"channel wake-ups among preemptions", []ReasonLatency{reason(wakeChan, 1000, time.Second), reason(wakePreempted, 500, 100 * time.Millisecond)}, "Add CPU"},
+		{"channel wake-ups among preemptions", []ReasonLatency{reason(wakeChan, 1000, time.Second), reason(wakePreempted, 500, 100*time.Millisecond)}, "Add CPU"},
 	} {
 		s := &Summary{}
 		s.Procs.GOMAXPROCS = 2
