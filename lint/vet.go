@@ -32,10 +32,18 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 	if err := checkPatterns(opt.Patterns); err != nil {
 		return Result{}, err
 	}
-	listed, err := listPackages(ctx, dir, opt)
-	if err != nil {
-		return Result{}, err
+	// go list runs beside go vet: it only reads metadata, and the summary
+	// and the errors for patterns that match nothing need it, while a warm
+	// go vet takes about as long as go list does.
+	type listResult struct {
+		pkgs []listedPackage
+		err  error
 	}
+	listed := make(chan listResult, 1)
+	go func() {
+		pkgs, err := listPackages(ctx, dir, opt)
+		listed <- listResult{pkgs, err}
+	}()
 
 	args := append([]string{"vet", "-vettool=" + opt.VetTool, "-json"}, opt.Patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
@@ -45,8 +53,12 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 	stderr := &cappedBuffer{max: 1 << 20}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	runErr := cmd.Run()
+	lr := <-listed
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
+	}
+	if lr.err != nil {
+		return Result{}, lr.err
 	}
 	var exit *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exit) {
@@ -68,8 +80,8 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 	}
 
 	res := Result{Summary: Summary{Analyzers: len(Analyzers), Rewritten: []string{}}}
-	res.Summary.Packages = len(listed)
-	for _, p := range listed {
+	res.Summary.Packages = len(lr.pkgs)
+	for _, p := range lr.pkgs {
 		res.Summary.Files += len(p.GoFiles) + len(p.CgoFiles)
 		if opt.Tests {
 			res.Summary.Files += len(p.TestGoFiles) + len(p.XTestGoFiles)
