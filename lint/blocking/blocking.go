@@ -67,6 +67,17 @@ type Fact struct {
 	// its data, where a helper without loops only bumps a counter or
 	// pops an item.
 	Loops bool
+	// Swaps is set, for a function that never blocks, when it (or a
+	// function it calls) runs an atomic compare-and-swap: a loop that
+	// goes round again only after such a call lost a race is a retry
+	// loop bounded by contention, not a wait (spinwait).
+	Swaps bool
+	// Mutates is set, for a function that never blocks, when it (or a
+	// function it calls) writes through a pointer: a field of a pointer
+	// receiver, *p, an element. A helper such as a queue's pop consumes
+	// what it returns, so a loop that goes round only after it returned
+	// an item walks a finite list (busyselect).
+	Mutates bool
 }
 
 // AFact marks Fact as an analysis fact.
@@ -79,6 +90,12 @@ func (f *Fact) String() string {
 	}
 	if f.Loops {
 		s += ", loops"
+	}
+	if f.Swaps {
+		s += ", swaps"
+	}
+	if f.Mutates {
+		s += ", mutates"
 	}
 	return s
 }
@@ -172,6 +189,8 @@ type summary struct {
 	blocks  bool          // something it runs may park (or is unknown)
 	polls   bool          // it touches shared state without blocking
 	loops   bool          // it runs a for or range loop
+	swaps   bool          // it runs an atomic compare-and-swap
+	mutates bool          // it writes through a pointer
 	callees []*types.Func // functions of the same package it calls
 }
 
@@ -221,13 +240,20 @@ func run(pass *analysis.Pass) (any, error) {
 					if cs.loops && !s.loops {
 						s.loops, changed = true, true
 					}
+					if cs.swaps && !s.swaps {
+						s.swaps, changed = true, true
+					}
+					if cs.mutates && !s.mutates {
+						s.mutates, changed = true, true
+					}
 				}
 			}
 		}
 	}
 	for _, fn := range order {
 		if !sums[fn].blocks {
-			res.local[fn] = Fact{Kind: NeverBlocks, Polls: sums[fn].polls, Loops: sums[fn].loops}
+			s := sums[fn]
+			res.local[fn] = Fact{Kind: NeverBlocks, Polls: s.polls, Loops: s.loops, Swaps: s.swaps, Mutates: s.mutates}
 		}
 	}
 	// Blocks is decided once the callees' facts are known.
@@ -286,6 +312,14 @@ func (w *walker) block(body ast.Node) {
 				}
 				w.s.polls = true
 			}
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					w.lhs(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			w.lhs(n.X)
 		case *ast.ForStmt:
 			w.s.loops = true
 		case *ast.RangeStmt:
@@ -336,6 +370,9 @@ func (w *walker) call(call *ast.CallExpr) {
 			if astutil.IsAtomicLike(fn) {
 				w.s.polls = true
 			}
+			if IsCAS(fn) {
+				w.s.swaps = true
+			}
 		}
 		return
 	case astutil.Sleep:
@@ -369,9 +406,35 @@ func (w *walker) call(call *ast.CallExpr) {
 	case NeverBlocks:
 		w.s.polls = w.s.polls || f.Polls
 		w.s.loops = w.s.loops || f.Loops
+		w.s.swaps = w.s.swaps || f.Swaps
+		w.s.mutates = w.s.mutates || f.Mutates
 	default:
 		w.s.blocks = true
 	}
+}
+
+// lhs notes an assignment's target that is memory behind a pointer: *p,
+// a field reached through a pointer, an element of a slice or map. A
+// plain variable (local or package-level) or a field of a local value
+// is not.
+func (w *walker) lhs(e ast.Expr) {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.StarExpr, *ast.IndexExpr, *ast.IndexListExpr:
+		w.s.mutates = true
+	case *ast.SelectorExpr:
+		if sel, ok := w.info.Selections[e]; ok && sel.Kind() == types.FieldVal && sel.Indirect() {
+			w.s.mutates = true
+		}
+	}
+}
+
+// IsCAS reports an atomic compare-and-swap: sync/atomic's functions and
+// methods, and atomic-like types' CompareAndSwap or CAS methods.
+func IsCAS(fn *types.Func) bool {
+	if fn == nil || !astutil.IsAtomicLike(fn) {
+		return false
+	}
+	return strings.HasPrefix(fn.Name(), "CompareAndSwap") || fn.Name() == "CAS"
 }
 
 // isInterfaceMethod reports whether fn is an abstract method, of an

@@ -25,7 +25,10 @@
 // that blocks. A function that never blocks also records whether it polls
 // state another goroutine changes (a non-blocking channel operation, an
 // atomic operation, a TryLock, len of a channel), which is what a spin
-// loop's condition calls.
+// loop's condition calls, whether it (or a callee) runs an atomic
+// compare-and-swap (swaps: spinwait's retry-until-my-CAS-wins loops through
+// a helper), and whether it writes through a pointer (mutates: a queue's
+// pop, which consumes what it returns).
 //
 // The analyzer reports nothing; busyselect (SD101), sleeppoll (SD102) and
 // spinwait (SD106) require it, and the drivers run it for them.

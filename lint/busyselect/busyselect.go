@@ -57,7 +57,7 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, se
 	if astutil.Leaves(info, def, loop, false) || leavesAfter(info, stack, loop) {
 		return
 	}
-	if drainsOwnSend(info, sel, def, loop) || stopsCondition(info, f, def) {
+	if drainsOwnSend(info, sel, def, loop) || stopsCondition(info, f, def) || walksList(info, facts, f, loop) {
 		return
 	}
 	// Everything that runs when the default is taken: the loop's
@@ -164,6 +164,70 @@ func drainsOwnSend(info *types.Info, sel *ast.SelectStmt, def *ast.CommClause, l
 		return !found
 	})
 	return found
+}
+
+// walksList reports the loop that pops one item per round and leaves
+// when none is left: a statement of its body assigns x (or x, ok) from a
+// call of a never-blocking helper that writes through a pointer (a
+// queue's get, which removes what it returns), and a later if leaves the
+// loop on x == nil or !ok. Every round that reaches the select has
+// consumed an item, so the loop walks a finite list; a default there
+// means "skip this one". A helper that only reads (peek) does not
+// consume, and a loop that leaves when the pop succeeds (a worker
+// polling for work) goes round on the empty result: both stay reported.
+func walksList(info *types.Info, facts *blocking.Result, f *ast.ForStmt, loop astutil.Loop) bool {
+	popped := map[types.Object]bool{}
+	for _, st := range f.Body.List {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if len(st.Rhs) != 1 {
+				continue
+			}
+			call, ok := ast.Unparen(st.Rhs[0]).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			fn := analysisutil.Callee(info, call)
+			if fn == nil {
+				continue
+			}
+			if fact := facts.Of(fn); fact.Kind != blocking.NeverBlocks || !fact.Mutates {
+				continue
+			}
+			for _, l := range st.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+					if obj := info.ObjectOf(id); obj != nil {
+						popped[obj] = true
+					}
+				}
+			}
+		case *ast.IfStmt:
+			if st.Init == nil && astutil.AlwaysLeaves(info, st.Body.List, loop, true) && exhausted(info, st.Cond, popped) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exhausted reports a test that the popped value is absent: x == nil,
+// nil == x, or !ok, with x or ok among popped.
+func exhausted(info *types.Info, cond ast.Expr, popped map[types.Object]bool) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && popped[info.ObjectOf(id)]
+	}
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.UnaryExpr:
+		return c.Op == token.NOT && is(c.X)
+	case *ast.BinaryExpr:
+		if c.Op != token.EQL {
+			return false
+		}
+		isNil := func(e ast.Expr) bool { tv, ok := info.Types[e]; return ok && tv.IsNil() }
+		return is(c.X) && isNil(c.Y) || isNil(c.X) && is(c.Y)
+	}
+	return false
 }
 
 // stopsCondition reports whether the default changes a variable that the

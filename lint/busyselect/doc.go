@@ -44,7 +44,11 @@
 // when the default changes a variable the loop's condition reads (for
 // done := false; !done; { ... default: done = true }), for the bounded
 // "replace the pending value" loop (a case sends and returns, the default
-// drains that same channel and retries), when anything on that path may
+// drains that same channel and retries), for a loop that pops one item
+// per round and leaves when none is left (w := ws.get(); if w == nil {
+// break }, where get never blocks and writes through a pointer by its
+// lint/blocking fact: a walk over a finite list; a helper that only reads,
+// or a loop that leaves when the pop succeeds, stays reported), when anything on that path may
 // block (a channel operation, a sleep of 1ms or more, a call that may
 // block or has no fact: an interface method, a func value), and for range
 // loops, which end or block on their own.

@@ -35,7 +35,11 @@
 //
 // It stays silent when an atomic write or CAS runs on every iteration
 // (retry until my CAS wins: each failure means another goroutine won; a
-// CAS spinlock is such a loop), when an assignment advances (l = l.next),
+// CAS spinlock is such a loop), when every path that goes round again has
+// just run a CAS, in the loop or in a never-blocking helper whose
+// lint/blocking fact says it swaps (a lock-free tree's root swap or
+// commit: each round follows a CAS that lost a race, every other path
+// returns), when an assignment advances (l = l.next),
 // when a helper is called for its effect (work), for any sleep (sleeppoll
 // and timerloop report those), a channel operation or select
 // (busyselect), or a call it does not know; for loops timed with time.Now

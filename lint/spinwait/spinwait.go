@@ -70,6 +70,9 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 			return
 		}
 	}
+	if s.swapsEveryRound(f) {
+		return
+	}
 	note := ""
 	if s.yields > 0 {
 		note = " (runtime.Gosched does not park)"
@@ -91,6 +94,101 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	}
 	analysisutil.Report(pass, res, rule, f,
 		fmt.Sprintf("loop spins %s, holding a core%s; block on a channel, sync.Cond or WaitGroup instead", what, note), ev)
+}
+
+// swapsEveryRound reports whether every path that goes round the loop
+// again (falls off the body's end or continues) has run a
+// compare-and-swap, in the loop's own code or in a never-blocking helper
+// whose fact says it swaps (rdcssRoot, gcas); every other path leaves.
+// Each round then follows a CAS that lost to another goroutine's: a
+// retry loop bounded by contention, not a wait for another goroutine to
+// move. Statements it does not follow (switch, select, nested loops,
+// goto) make it answer false, which keeps the rule's finding.
+func (s *spin) swapsEveryRound(f *ast.ForStmt) bool {
+	if f.Cond != nil && s.swaps(f.Cond) {
+		return true
+	}
+	w := casPaths{s: s, ok: true}
+	end := w.list(f.Body.List, false)
+	return w.ok && end
+}
+
+// casPaths follows the paths of a loop body, noting whether a CAS ran.
+type casPaths struct {
+	s  *spin
+	ok bool // every continue seen so far came after a CAS
+}
+
+// list returns whether every path that reaches the end of l has run a
+// CAS (true when none does), given done for the paths entering it.
+func (w *casPaths) list(l []ast.Stmt, done bool) bool {
+	for _, st := range l {
+		done = w.stmt(st, done)
+	}
+	return done
+}
+
+func (w *casPaths) stmt(st ast.Stmt, done bool) bool {
+	switch st := st.(type) {
+	case *ast.BlockStmt:
+		return w.list(st.List, done)
+	case *ast.IfStmt:
+		if st.Init != nil {
+			done = w.stmt(st.Init, done)
+		}
+		done = done || w.s.swaps(st.Cond)
+		then := w.list(st.Body.List, done)
+		other := done
+		if st.Else != nil {
+			other = w.stmt(st.Else, done)
+		}
+		return then && other
+	case *ast.BranchStmt:
+		switch st.Tok {
+		case token.CONTINUE:
+			w.ok = w.ok && done
+		case token.BREAK:
+			// Outside switch and select (refused below), a break
+			// leaves this loop or an outer one.
+		default:
+			w.ok = false
+		}
+		return true // nothing after it on this path runs
+	case *ast.ReturnStmt:
+		return true
+	case *ast.ExprStmt:
+		if call, ok := ast.Unparen(st.X).(*ast.CallExpr); ok && astutil.ClassifyCall(w.s.info, call) == astutil.Exit {
+			return true // panic: leaves
+		}
+		return done || w.s.swaps(st)
+	case *ast.AssignStmt, *ast.IncDecStmt, *ast.DeclStmt, *ast.EmptyStmt:
+		return done || w.s.swaps(st)
+	}
+	w.ok = false
+	return false
+}
+
+// swaps reports whether n calls a compare-and-swap, directly or through a
+// never-blocking helper that runs one.
+func (s *spin) swaps(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			fn := analysisutil.Callee(s.info, n)
+			if blocking.IsCAS(fn) {
+				found = true
+			} else if fn != nil {
+				if f := s.facts.Of(fn); f.Kind == blocking.NeverBlocks && f.Swaps {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // isEmptyForever reports for {} and for true {}: a loop with nothing in it

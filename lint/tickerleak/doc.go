@@ -42,7 +42,10 @@
 //     &T{t: ...}) of a type with a Close, Stop or Shutdown method, when no
 //     code of the package stops that field's ticker and the field is only
 //     read for C or Reset (the object ends; its ticker does not);
-//   - time.Tick in a function that can return, except main and init;
+//   - time.Tick in a function that can return, except main and init, and
+//     in package main a function or method whose only use is one call in
+//     main's body outside any loop, go, defer or closure (it runs once,
+//     and the process ends soon after it returns);
 //   - t := time.NewTimer(d) used as a timeout (t.C is one case of a
 //     select), not stopped by a defer, when a return (or the end of the
 //     function) is reached neither through the t.C case nor after a

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
+	xastutil "golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ast/inspector"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -500,12 +501,76 @@ func tickLeaks(pass *analysis.Pass, values *analysisutil.Values, call *ast.CallE
 			if f.Recv == nil && (f.Name.Name == "init" || f.Name.Name == "main" && pass.Pkg.Name() == "main") {
 				return false
 			}
+			if calledOnceByMain(pass, f) {
+				return false
+			}
 			return !endless(pass.TypesInfo, values, f.Body, call.Pos())
 		case *ast.FuncLit:
 			return !endless(pass.TypesInfo, values, f.Body, call.Pos())
 		}
 	}
 	return false // a package-level initializer runs once
+}
+
+// calledOnceByMain reports a function or method of package main whose
+// only use is one call in main's own body, outside any loop, go
+// statement or closure: it runs once, and main (so the process) ends soon
+// after it returns, so its ticker lives as long as one made in main.
+func calledOnceByMain(pass *analysis.Pass, decl *ast.FuncDecl) bool {
+	if pass.Pkg.Name() != "main" || decl.Name.Name == "main" {
+		return false
+	}
+	fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func)
+	if !ok {
+		return false
+	}
+	var uses []*ast.Ident
+	for id, obj := range pass.TypesInfo.Uses {
+		if f, ok := obj.(*types.Func); ok && f.Origin() == fn {
+			uses = append(uses, id)
+		}
+	}
+	if len(uses) != 1 {
+		return false // called from several places, or never (or only from tests)
+	}
+	use := uses[0]
+	for _, file := range pass.Files {
+		if use.Pos() < file.FileStart || use.Pos() >= file.FileEnd {
+			continue
+		}
+		if analysisutil.IsTestFile(pass, file.Pos()) {
+			return false
+		}
+		path, _ := xastutil.PathEnclosingInterval(file, use.Pos(), use.End())
+		return onceInMain(path, use)
+	}
+	return false
+}
+
+// onceInMain reports whether path (from use up to its file) is a call of
+// use in main's body with no loop, go, defer or closure on the way.
+func onceInMain(path []ast.Node, use *ast.Ident) bool {
+	if len(path) < 3 {
+		return false
+	}
+	// use is the call's Fun: f(...) or x.f(...).
+	i := 1
+	if sel, ok := path[i].(*ast.SelectorExpr); ok && sel.Sel == use {
+		i++
+	}
+	call, ok := path[i].(*ast.CallExpr)
+	if !ok || (call.Fun != use && ast.Unparen(call.Fun) != path[i-1]) {
+		return false
+	}
+	for _, n := range path[i+1:] {
+		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.GoStmt, *ast.DeferStmt, *ast.FuncLit:
+			return false
+		case *ast.FuncDecl:
+			return n.Recv == nil && n.Name.Name == "main"
+		}
+	}
+	return false
 }
 
 // endless reports whether a function body never returns once the ticker

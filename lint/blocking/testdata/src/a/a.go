@@ -149,3 +149,27 @@ func sum(xs []int) (t int) { // want sum:"never blocks, loops"
 }
 
 func callsSum() int { return sum(nil) } // want callsSum:"never blocks, loops"
+
+// swaps: a compare-and-swap, here or in a callee.
+func casFlag() bool { return flag.CompareAndSwap(false, true) } // want casFlag:"never blocks, polls, swaps"
+
+func viaCAS() bool { return casFlag() } // want viaCAS:"never blocks, polls, swaps"
+
+// mutates: writes through a pointer (a queue's pop); a package-level
+// variable or a local does not count.
+type stack []*int
+
+func (s *stack) pop() *int { // want pop:"never blocks, mutates"
+	if len(*s) == 0 {
+		return nil
+	}
+	v := (*s)[len(*s)-1]
+	*s = (*s)[:len(*s)-1]
+	return v
+}
+
+type box struct{ n int }
+
+func (b *box) bump() { b.n++ } // want bump:"never blocks, mutates"
+
+func (b box) local() int { b.n++; return b.n } // want local:"never blocks"

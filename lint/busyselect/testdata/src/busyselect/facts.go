@@ -228,3 +228,102 @@ func computeUntilDone(done chan struct{}, data []int) {
 		}
 	}
 }
+
+// A queue's hand-off to its sleepers (a paraphrase of a queue Put): get
+// removes the first sleeper and returns it, nil once none is left; the
+// default means "this sleeper gave up, try the next". Each round consumes
+// one sleeper, so the loop walks a finite list: silent.
+type sleeper struct{ ready chan bool }
+
+type sleepers []*sleeper
+
+func (w *sleepers) get() *sleeper {
+	if len(*w) == 0 {
+		return nil
+	}
+	first := (*w)[0]
+	*w = (*w)[1:]
+	return first
+}
+
+func (w *sleepers) peek() *sleeper {
+	if len(*w) == 0 {
+		return nil
+	}
+	return (*w)[0]
+}
+
+func handOff(ws *sleepers, items []int) {
+	for {
+		w := ws.get()
+		if w == nil {
+			break
+		}
+		select {
+		case w.ready <- true:
+		default:
+		}
+		if len(items) == 0 {
+			break
+		}
+	}
+}
+
+func handOffOK(ws *sleepers) {
+	for {
+		w, ok := ws.pop2()
+		if !ok {
+			return
+		}
+		select {
+		case w.ready <- true:
+		default:
+		}
+	}
+}
+
+func (w *sleepers) pop2() (*sleeper, bool) {
+	v := w.get()
+	return v, v != nil
+}
+
+// peek does not consume: the same sleeper comes back every round.
+func handOffPeek(ws *sleepers) {
+	for {
+		w := ws.peek()
+		if w == nil {
+			break
+		}
+		select { // want `loop spins a core on a select whose default is empty`
+		case w.ready <- true:
+		default:
+		}
+	}
+}
+
+// The loop leaves when the pop succeeds: it goes round on the empty
+// result, polling for another goroutine's push.
+func pollPop(ws *sleepers) *sleeper {
+	for {
+		if w := ws.get(); w != nil {
+			return w
+		}
+		select { // want `loop spins a core on a select whose default is empty`
+		case <-jobs:
+		default:
+		}
+	}
+}
+
+func pollPopAssigned(ws *sleepers) *sleeper {
+	for {
+		w := ws.get()
+		if w != nil {
+			return w
+		}
+		select { // want `loop spins a core on a select whose default is empty`
+		case <-jobs:
+		default:
+		}
+	}
+}

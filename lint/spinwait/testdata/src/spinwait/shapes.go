@@ -265,3 +265,69 @@ func last(n *node) *node {
 		n = nx
 	}
 }
+
+// A lock-free tree's root swap (a Ctrie snapshot): the CAS is inside a
+// helper, and the loop goes round only when that CAS lost a race.
+type tree struct{ root unsafe.Pointer }
+
+type tnode struct{ gen int }
+
+func (t *tree) loadRoot() *tnode { return (*tnode)(atomic.LoadPointer(&t.root)) }
+
+func (t *tree) swapRoot(old, n *tnode) bool {
+	return atomic.CompareAndSwapPointer(&t.root, unsafe.Pointer(old), unsafe.Pointer(n))
+}
+
+func (t *tree) snapshot() *tnode {
+	for {
+		r := t.loadRoot()
+		if t.swapRoot(r, &tnode{gen: r.gen + 1}) {
+			return r
+		}
+	}
+}
+
+// commit goes round on two paths, each right after a CAS that lost; every
+// other path returns: a retry loop bounded by contention.
+type mnode struct {
+	prev   unsafe.Pointer
+	failed *mnode
+}
+
+func commit(slot *unsafe.Pointer, m *mnode, gen, want int) *mnode {
+	for {
+		prev := (*mnode)(atomic.LoadPointer(&m.prev))
+		if prev == nil {
+			return m
+		}
+		if prev.failed != nil {
+			if atomic.CompareAndSwapPointer(slot, unsafe.Pointer(m), unsafe.Pointer(prev.failed)) {
+				return prev.failed
+			}
+			m = (*mnode)(atomic.LoadPointer(slot))
+			continue
+		}
+		if gen == want {
+			if atomic.CompareAndSwapPointer(&m.prev, unsafe.Pointer(prev), nil) {
+				return m
+			}
+			continue
+		}
+		atomic.CompareAndSwapPointer(&m.prev, unsafe.Pointer(prev), unsafe.Pointer(&mnode{failed: prev}))
+		return nil
+	}
+}
+
+// claimWhenReady calls a swapping helper only once the slot is ready: the
+// rounds that find it not ready run no CAS and wait for another goroutine.
+func (t *tree) claimWhenReady(ready *atomic.Bool) {
+	for { // want `loop spins with nothing that blocks`
+		if ready.Load() {
+			r := t.loadRoot()
+			if t.swapRoot(r, nil) {
+				return
+			}
+		}
+		runtime.Gosched()
+	}
+}
