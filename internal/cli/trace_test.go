@@ -32,6 +32,14 @@ func TestTraceGolden(t *testing.T) {
 		{"overprocs-cpus.txt", []string{"-cpus", "2", traceFixtures + "overprocs.trace"}, ExitFindings},
 		{"workerpool.txt", []string{traceFixtures + "workerpool.trace"}, ExitClean},
 		{"workerpool.json", []string{"-json", traceFixtures + "workerpool.trace"}, ExitClean},
+		// issue 9's busy handler: the source (found under -src, wherever the
+		// repository is) turns "compute or spin" into a spin at the select
+		{"busyhandler.txt", []string{"-src", "../..", traceFixtures + "busyhandler.trace"}, ExitFindings},
+		{"busyhandler.json", []string{"-json", "-src", "../..", traceFixtures + "busyhandler.trace"}, ExitFindings},
+		{"busyhandler-nosrc.txt", []string{"-nosrc", traceFixtures + "busyhandler.trace"}, ExitClean},
+		// the process got 0.3 cores while its Ps were busy 1.97: the host took the CPU
+		{"busyhandler-process-cpu.txt", []string{"-nosrc", "-process-cpu", "300ms", traceFixtures + "busyhandler.trace"}, ExitFindings},
+		{"httpserver.txt", []string{"-src", "../..", traceFixtures + "httpserver.trace"}, ExitClean},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runTraceCmd(t, nil, tc.args...)
@@ -80,6 +88,7 @@ func TestTraceBadInput(t *testing.T) {
 		{[]string{}, "want one trace file"},
 		{[]string{"a", "b"}, "want one trace file"},
 		{[]string{"-cpus", "-1", text}, "-cpus -1"},
+		{[]string{"-process-cpu", "-1s", text}, "-process-cpu -1s"},
 		{[]string{"-json", "-sarif", text}, "cannot be used together"},
 	} {
 		_, stderr, code := runTraceCmd(t, nil, tc.args...)
@@ -89,6 +98,15 @@ func TestTraceBadInput(t *testing.T) {
 		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 			t.Errorf("%v: stack dump: %s", tc.args, stderr)
 		}
+	}
+}
+
+// A -src directory that does not exist is a usage error (the flag's
+// message, then the usage text).
+func TestTraceBadSrc(t *testing.T) {
+	_, stderr, code := runTraceCmd(t, nil, "-src", filepath.Join(t.TempDir(), "nowhere"), traceFixtures+"busyhandler.trace")
+	if code != ExitError || !strings.Contains(stderr, "nowhere: no such file or directory") || strings.Contains(stderr, "panic") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
 
