@@ -1,0 +1,173 @@
+package check
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// badTarget serves every endpoint with h.
+func run(t *testing.T, h http.HandlerFunc, opt Options) *Set {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if opt.Seconds == 0 {
+		opt.Seconds = 1
+	}
+	s, err := Run(context.Background(), srv.URL, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func wantAllFailed(t *testing.T, s *Set, substr string) {
+	t.Helper()
+	if s.Captured() != 0 {
+		t.Fatalf("captured %d, want 0", s.Captured())
+	}
+	for _, c := range s.Captures {
+		if c.Kind == KindLeak {
+			continue // optional: a 404 there is "absent"
+		}
+		if !strings.Contains(c.Error, substr) || !strings.Contains(c.Error, "/debug/pprof/") {
+			t.Errorf("%s: error %q; want it to name the endpoint and say %q", c.Kind, c.Error, substr)
+		}
+	}
+}
+
+func TestBadTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		h          http.HandlerFunc
+	}{
+		{"404", "404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }},
+		{"401", "needs credentials", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) }},
+		{"403", "needs credentials", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(403) }},
+		{"html", "HTML page", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><body>login</body></html>"))
+		}},
+		{"garbage", "not a pprof answer", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write([]byte("\x00\x01garbage bytes"))
+		}},
+		{"cut", "answer cut", func(w http.ResponseWriter, r *http.Request) {
+			// Announce more than is sent, then drop the connection: a target dying mid-body.
+			w.Header().Set("Content-Length", "100000")
+			w.Write([]byte("goroutine 1 [running]:\n"))
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := run(t, tc.h, Options{Slack: 5 * time.Second})
+			wantAllFailed(t, s, tc.want)
+			if tc.name == "404" && !s.Get(KindLeak).Absent {
+				t.Error("goroutineleak 404: want Absent")
+			}
+		})
+	}
+}
+
+func TestSlowTargetTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	start := time.Now()
+	// Seconds is the profile's; the trace, mutex and block windows and the
+	// slack bound the others: 7 fetches of at most ~1.2s.
+	s, err := Run(context.Background(), srv.URL, Options{Seconds: 1, TraceSeconds: 1, DeltaSeconds: 1, Slack: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("took %v; want each fetch bounded", el)
+	}
+	wantAllFailed(t, s, "no answer within")
+}
+
+func TestRedirectToOtherHostRefused(t *testing.T) {
+	var hits atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer other.Close()
+	s := run(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	}, Options{})
+	// httptest servers share 127.0.0.1 but not the port: the host differs.
+	wantAllFailed(t, s, "redirect to another host refused")
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the other host was contacted %d times", n)
+	}
+}
+
+// TestCancelStopsProfile cancels mid-profile and checks that the target's
+// CPU profile stopped: a new profile request succeeds at once instead of
+// answering "cpu profiling already in use".
+func TestCancelStopsProfile(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var profiling atomic.Bool
+	done := make(chan *Set)
+	go func() {
+		s, _ := Run(ctx, srv.URL, Options{Seconds: 30, Log: func(f string, a ...any) {
+			if strings.HasPrefix(f, "capturing") && a[0] == KindProfile {
+				profiling.Store(true)
+			}
+		}})
+		done <- s
+	}()
+	for !profiling.Load() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the server is inside its 30s profile
+	cancel()
+	var s *Set
+	select {
+	case s = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return within 10s of the cancel")
+	}
+	if c := s.Get(KindProfile); c == nil || c.Error == "" {
+		t.Fatalf("profile capture: %+v; want an error after the cancel", c)
+	}
+	if c := s.Get(KindTrace); c == nil || !strings.Contains(c.Error, "not taken") {
+		t.Errorf("trace after the cancel: %+v; want not taken", c)
+	}
+	// The server notices the disconnect and stops; give it a moment, then
+	// a 1s profile must start (the runtime allows one CPU profile at a time).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(srv.URL + "/debug/pprof/profile?seconds=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := make([]byte, 200)
+		n, _ := resp.Body.Read(body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("profile still running on the target 5s after the cancel: %s %q", resp.Status, body[:n])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

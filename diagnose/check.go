@@ -1,0 +1,342 @@
+package diagnose
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
+)
+
+// CheckInput holds each source's findings of one check (schedoctor check):
+// the same moment of one service seen by every source. A source's finding
+// whose Sources already names several (a profile's spin the source code
+// confirmed: ["profile","lint"]) keeps them.
+type CheckInput struct {
+	Lint       []finding.Finding
+	Profile    []finding.Finding
+	Trace      []finding.Finding
+	Goroutines []finding.Finding
+	Contention []finding.Finding // mutex and block profiles: reported as the goroutines source, as the goroutines command does
+	Procs      []finding.Finding
+	// Source reads the line of each loop finding that no source-code
+	// evidence backs yet (a trace's SD307 at a sleep): when the loop there
+	// spins or polls, lint's verdict joins the finding. Nil reads none.
+	Source SourceReader
+}
+
+// CheckSummary says how the join went: how many findings each source gave
+// and how many causes they made.
+type CheckSummary struct {
+	In     map[string]int `json:"findings_in"`
+	Causes int            `json:"causes"`
+	Merged int            `json:"merged"` // findings folded into another source's finding of the same cause
+	Linked int            `json:"linked"` // latency findings that name a spin as their cause
+}
+
+// sourceOrder is the order sources are listed in a joined finding: the
+// source code first (it says what the line is), then the runtime sources.
+var sourceOrder = []string{"lint", "profile", "trace", "goroutines", "procs"}
+
+// family groups rules that name the same kind of cause. Two findings are
+// one cause when they share a family and a location. Spin and poll are
+// one family: a short-sleep poll is reported by the profile as a spin-like
+// loop (SD204 on a time.Sleep loop) and by the trace as SD307 at the same
+// line; the line tells a busy select from a poll, not the rule.
+func family(rule string) string {
+	switch rule {
+	case "SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307", "SD202":
+		return "loop"
+	case "SD701":
+		return "leak"
+	case "SD206", "SD309", "SD205":
+		return "lock"
+	case "SD207", "SD306":
+		return "gc"
+	case "SD209", "SD305":
+		return "syscall"
+	}
+	return ""
+}
+
+// latency rules are effects: a spin that keeps Ps busy explains them.
+func isLatency(rule string) bool {
+	return rule == "SD301" || rule == "SD302"
+}
+
+type cause struct {
+	f       finding.Finding
+	sources []string
+	parts   []part
+}
+
+type part struct {
+	source string
+	f      finding.Finding
+}
+
+// Check joins the sources' findings into one finding per cause: findings
+// of one family at one location (file:line, matched by path suffix since
+// lint records relative paths and runtime sources absolute ones) become
+// one, with the most severe severity, the clearest message (the most
+// severe, then the one backed by most sources) saying how many sources
+// agree, every source's evidence with its source's name on the label, and
+// Sources listing them all. Latency findings (SD301, SD302) are linked to
+// a spin that the join found: their message names the spin's location.
+func Check(in CheckInput) ([]finding.Finding, *CheckSummary) {
+	sum := &CheckSummary{In: map[string]int{}}
+	lists := []struct {
+		name string
+		fs   []finding.Finding
+	}{
+		{"lint", in.Lint}, {"profile", in.Profile}, {"trace", in.Trace},
+		{"goroutines", in.Goroutines}, {"goroutines", in.Contention}, {"procs", in.Procs},
+	}
+	var causes []*cause
+	for _, l := range lists {
+		sum.In[l.name] += len(l.fs)
+		for _, f := range l.fs {
+			if in.Source != nil {
+				f = confirm(f, l.name, in.Source)
+			}
+			c := find(causes, f)
+			if c == nil {
+				causes = append(causes, &cause{parts: []part{{l.name, f}}})
+				continue
+			}
+			c.parts = append(c.parts, part{l.name, f})
+			sum.Merged++
+		}
+	}
+	out := make([]finding.Finding, 0, len(causes))
+	for _, c := range causes {
+		out = append(out, c.join())
+	}
+	sum.Causes = len(out)
+	sum.Linked = link(out)
+	return out, sum
+}
+
+// find returns the cause f belongs to, nil for a new one.
+func find(causes []*cause, f finding.Finding) *cause {
+	fam := family(f.Rule)
+	if fam == "" || len(f.Locations) == 0 {
+		return nil
+	}
+	for _, c := range causes {
+		g := c.parts[0].f
+		if family(g.Rule) != fam || len(g.Locations) == 0 {
+			continue
+		}
+		for _, p := range c.parts {
+			if sameLine(f.Locations[0], p.f.Locations) || sameLine(p.f.Locations[0], f.Locations) {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func sameLine(l finding.Location, in []finding.Location) bool {
+	for _, m := range in {
+		if l.Line > 0 && l.Line == m.Line && samePath(l.File, m.File) {
+			return true
+		}
+	}
+	return false
+}
+
+// samePath matches a relative path with an absolute one by suffix at a
+// path separator: lint's "cmd/svc/main.go" is the trace's
+// "/home/u/svc/cmd/svc/main.go".
+func samePath(a, b string) bool {
+	a, b = filepath.ToSlash(filepath.Clean(a)), filepath.ToSlash(filepath.Clean(b))
+	if a == b {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a != "" && strings.HasSuffix(b, "/"+strings.TrimPrefix(a, "./"))
+}
+
+func sourcesOf(p part) []string {
+	if len(p.f.Sources) > 0 {
+		return p.f.Sources
+	}
+	return []string{p.source}
+}
+
+// join makes the cause's one finding.
+func (c *cause) join() finding.Finding {
+	best := 0
+	for i, p := range c.parts {
+		b := c.parts[best]
+		if p.f.Severity > b.f.Severity ||
+			(p.f.Severity == b.f.Severity && len(sourcesOf(p)) > len(sourcesOf(b))) {
+			best = i
+		}
+	}
+	f := c.parts[best].f
+	var srcs []string
+	for _, p := range c.parts {
+		for _, s := range sourcesOf(p) {
+			if !slices.Contains(srcs, s) {
+				srcs = append(srcs, s)
+			}
+		}
+	}
+	slices.SortStableFunc(srcs, func(a, b string) int { return rank(a) - rank(b) })
+	if len(c.parts) == 1 {
+		return f // one source's finding as that source made it
+	}
+	j := finding.Finding{Rule: f.Rule, Severity: f.Severity, Fix: f.Fix, Sources: srcs}
+	var rules []string
+	for _, p := range c.parts {
+		if !slices.Contains(rules, p.f.Rule) {
+			rules = append(rules, p.f.Rule)
+		}
+	}
+	j.Message = fmt.Sprintf("%s [%d sources agree: %s; rules %s]", f.Message, len(srcs), strings.Join(srcs, ", "), strings.Join(rules, ", "))
+	j.Locations = slices.Clone(f.Locations)
+	for i, p := range c.parts {
+		if i == best {
+			continue
+		}
+		for _, l := range p.f.Locations {
+			if !sameLine(l, j.Locations) && len(j.Locations) < 8 {
+				j.Locations = append(j.Locations, l)
+			}
+		}
+	}
+	order := append([]int{best}, without(len(c.parts), best)...)
+	for _, i := range order {
+		p := c.parts[i]
+		for _, e := range p.f.Evidence {
+			e.Label = p.source + " " + p.f.Rule + ": " + e.Label
+			j.Evidence = append(j.Evidence, e)
+		}
+	}
+	return j
+}
+
+func without(n, skip int) []int {
+	var out []int
+	for i := range n {
+		if i != skip {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func rank(s string) int {
+	if i := slices.Index(sourceOrder, s); i >= 0 {
+		return i
+	}
+	return len(sourceOrder)
+}
+
+// link names, in each latency finding, the spins at warning or above that
+// the join found and that the finding does not name yet, with the spin's
+// measured cores when a source gave them: the spin keeps Ps busy, so it is
+// the cause to fix first, not a rival to the latency.
+func link(fs []finding.Finding) int {
+	var spins []int
+	for i, f := range fs {
+		if family(f.Rule) == "loop" && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
+			spins = append(spins, i)
+		}
+	}
+	n := 0
+	for i := range fs {
+		f := &fs[i]
+		if !isLatency(f.Rule) {
+			continue
+		}
+		linked := false
+		for _, si := range spins {
+			s := fs[si]
+			loc := s.Locations[0]
+			at := fmt.Sprintf("%s:%d", filepath.Base(loc.File), loc.Line)
+			if strings.Contains(f.Message, at) {
+				linked = true // the source (the trace) linked it already
+				continue
+			}
+			what := fmt.Sprintf("the %s loop at %s", s.Rule, at)
+			if cores, ok := coresOf(s); ok {
+				what += fmt.Sprintf(" (%.2f cores)", cores)
+			}
+			f.Message += "; caused at least in part by " + what + ": fix it first"
+			f.Evidence = append(f.Evidence, finding.Evidence{Label: "linked cause: " + s.Rule + " at " + at, Value: float64(loc.Line), Unit: "line"})
+			f.Locations = append(f.Locations, loc)
+			f.Sources = mergeSources(f.Sources, "trace", s.Sources)
+			linked = true
+		}
+		if linked {
+			n++
+		}
+	}
+	return n
+}
+
+func coresOf(f finding.Finding) (float64, bool) {
+	for _, e := range f.Evidence {
+		if e.Unit == "cores" && e.Value > 0 {
+			return e.Value, true
+		}
+	}
+	return 0, false
+}
+
+func mergeSources(have []string, own string, add []string) []string {
+	if len(have) == 0 {
+		have = []string{own}
+	}
+	out := slices.Clone(have)
+	for _, s := range add {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	if len(out) == 1 {
+		return nil
+	}
+	return out
+}
+
+// confirm reads the source at a loop finding's line when no source-code
+// evidence backs it yet, and adds lint as a source when the loop there
+// spins or polls (the SD101/SD102/SD106 verdicts). A loop that blocks or
+// computes, or a file not found, leaves the finding as its source made it:
+// a miss rather than a confirmation the code does not show.
+func confirm(f finding.Finding, source string, src SourceReader) finding.Finding {
+	if family(f.Rule) != "loop" || len(f.Locations) == 0 || slices.Contains(f.Sources, "lint") {
+		return f
+	}
+	at := f.Locations[0]
+	if at.File == "" || at.Line <= 0 {
+		return f
+	}
+	loop, err := src.At(at.File, at.Line)
+	if err != nil || loop == nil {
+		return f
+	}
+	switch loop.Kind {
+	case inspect.SelectDefault, inspect.YieldSpin, inspect.AtomicSpin, inspect.SleepPoll:
+	default:
+		return f
+	}
+	if at.Line != loop.SpinLine && (at.Line < loop.Start || at.Line > loop.End) {
+		return f
+	}
+	g := f
+	g.Evidence = append(slices.Clone(f.Evidence), finding.Evidence{
+		Label: "source: " + string(loop.Kind) + " loop (" + loop.Detail + ")", Value: float64(loop.SpinLine), Unit: "line"})
+	g.Sources = mergeSources(f.Sources, source, []string{"lint"})
+	g.Message = f.Message + "; the source confirms: " + loop.Detail
+	return g
+}

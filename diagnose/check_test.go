@@ -1,0 +1,116 @@
+package diagnose
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/inspect"
+)
+
+func fnd(rule string, sev finding.Severity, file string, line int, srcs ...string) finding.Finding {
+	return finding.Finding{Rule: rule, Severity: sev, Message: rule + " message",
+		Locations: []finding.Location{{File: file, Line: line, Function: "main.consume"}},
+		Evidence:  []finding.Evidence{{Label: "figure", Value: 1, Unit: "cores"}}, Sources: srcs}
+}
+
+func TestCheckJoinsOneCause(t *testing.T) {
+	in := CheckInput{
+		Lint:    []finding.Finding{fnd("SD101", finding.Warning, "svc/main.go", 97)},
+		Profile: []finding.Finding{fnd("SD204", finding.Critical, "/home/u/svc/main.go", 97, "profile", "lint")},
+		Trace:   []finding.Finding{fnd("SD308", finding.Warning, "/home/u/svc/main.go", 97)},
+	}
+	out, sum := Check(in)
+	if len(out) != 1 {
+		t.Fatalf("%d findings, want 1: %+v", len(out), out)
+	}
+	f := out[0]
+	if f.Rule != "SD204" || f.Severity != finding.Critical {
+		t.Errorf("rule %s severity %v; want the most severe, SD204 critical", f.Rule, f.Severity)
+	}
+	if !slices.Equal(f.Sources, []string{"lint", "profile", "trace"}) {
+		t.Errorf("sources %v", f.Sources)
+	}
+	if !strings.Contains(f.Message, "3 sources agree") {
+		t.Errorf("message %q", f.Message)
+	}
+	if len(f.Evidence) != 3 || !strings.HasPrefix(f.Evidence[0].Label, "profile SD204: ") {
+		t.Errorf("evidence %+v; want each source's, labelled, the chosen one's first", f.Evidence)
+	}
+	if sum.Causes != 1 || sum.Merged != 2 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestCheckKeepsDistinctCauses(t *testing.T) {
+	in := CheckInput{
+		Profile: []finding.Finding{fnd("SD204", finding.Warning, "/a/main.go", 97)},
+		// Another line, another file whose name ends the same, another family at the same line.
+		Trace: []finding.Finding{
+			fnd("SD307", finding.Warning, "/a/main.go", 117),
+			fnd("SD308", finding.Warning, "/a/xmain.go", 97),
+			fnd("SD306", finding.Warning, "/a/main.go", 97),
+		},
+		Goroutines: []finding.Finding{fnd("SD701", finding.Warning, "/a/main.go", 148)},
+	}
+	out, sum := Check(in)
+	if len(out) != 5 || sum.Merged != 0 {
+		t.Fatalf("%d findings (%d merged), want 5 kept apart", len(out), sum.Merged)
+	}
+	for _, f := range out {
+		if len(f.Sources) > 1 {
+			t.Errorf("%s: sources %v on a single-source finding", f.Rule, f.Sources)
+		}
+	}
+}
+
+func TestCheckLinksLatencyToSpin(t *testing.T) {
+	lat := finding.Finding{Rule: "SD302", Severity: finding.Warning, Message: "runnable backlog"}
+	in := CheckInput{
+		Profile: []finding.Finding{fnd("SD204", finding.Warning, "/a/main.go", 97)},
+		Trace:   []finding.Finding{lat},
+	}
+	out, sum := Check(in)
+	if len(out) != 2 || sum.Linked != 1 {
+		t.Fatalf("%d findings, %d linked", len(out), sum.Linked)
+	}
+	for _, f := range out {
+		if f.Rule == "SD302" && (!strings.Contains(f.Message, "main.go:97") || !strings.Contains(f.Message, "1.00 cores")) {
+			t.Errorf("latency message %q does not name the spin and its cores", f.Message)
+		}
+	}
+	// An info spin explains nothing.
+	in.Profile[0].Severity = finding.Info
+	if _, sum := Check(in); sum.Linked != 0 {
+		t.Error("an info spin was linked")
+	}
+}
+
+type checkSource map[int]*inspect.Loop
+
+func (f checkSource) At(file string, line int) (*inspect.Loop, error) {
+	if l, ok := f[line]; ok {
+		return l, nil
+	}
+	return nil, inspect.ErrNoSource
+}
+
+func TestCheckConfirmsWithSource(t *testing.T) {
+	src := checkSource{
+		117: {Kind: inspect.SleepPoll, Start: 112, End: 118, SpinLine: 117, Detail: "time.Sleep(10µs) at line 117"},
+		50:  {Kind: inspect.Compute, Start: 48, End: 55, Detail: "computes"},
+	}
+	in := CheckInput{
+		Trace: []finding.Finding{fnd("SD307", finding.Warning, "/a/main.go", 117), fnd("SD308", finding.Warning, "/a/main.go", 50),
+			fnd("SD308", finding.Warning, "/a/main.go", 70)},
+		Source: src,
+	}
+	out, _ := Check(in)
+	for _, f := range out {
+		confirmed := slices.Contains(f.Sources, "lint")
+		if want := f.Locations[0].Line == 117; confirmed != want {
+			t.Errorf("%s at %d: confirmed=%v, want %v (sources %v)", f.Rule, f.Locations[0].Line, confirmed, want, f.Sources)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/lab"
+)
+
+type checkJSON struct {
+	Findings []struct {
+		Rule      string             `json:"rule"`
+		Severity  string             `json:"severity"`
+		Message   string             `json:"message"`
+		Locations []finding.Location `json:"locations"`
+		Sources   []string           `json:"sources"`
+	} `json:"findings"`
+}
+
+// assertLabService checks the done-when of issue 11 on a check of the lab
+// service: the busy select, the poll and the leak each reported once, the
+// spin and the poll with evidence from two sources or more, nothing at
+// warning in the healthy handlers.
+func assertLabService(t *testing.T, stdout string, needSpin bool) {
+	t.Helper()
+	var r checkJSON
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	src, err := os.ReadFile("../lab/service/labservice/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(marker string) int {
+		for i, l := range strings.Split(string(src), "\n") {
+			if strings.Contains(l, marker) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no %q in the lab service", marker)
+		return 0
+	}
+	at := func(line int, fam ...string) (n int, sources []string) {
+		for _, f := range r.Findings {
+			if len(f.Locations) == 0 || !strings.HasSuffix(f.Locations[0].File, "labservice/main.go") || f.Locations[0].Line != line {
+				continue
+			}
+			if slices.Contains(fam, f.Rule) {
+				n++
+				sources = f.Sources
+			}
+		}
+		return
+	}
+	loop := []string{"SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307"}
+	if n, s := at(lineOf("// the busy select"), loop...); n != 1 || len(s) < 2 {
+		if needSpin || n > 1 {
+			t.Errorf("busy select: %d findings, sources %v; want 1 with ≥2 sources", n, s)
+		}
+	}
+	if n, s := at(lineOf("// the tiny-sleep poll"), loop...); n != 1 || len(s) < 2 {
+		t.Errorf("poll: %d findings, sources %v; want 1 with ≥2 sources", n, s)
+	}
+	if n, _ := at(lineOf("// the leak"), "SD701"); n != 1 {
+		t.Errorf("leak: %d SD701 at the send; want 1", n)
+	}
+	for _, f := range r.Findings {
+		if f.Severity == "info" {
+			continue
+		}
+		for _, l := range f.Locations {
+			if strings.Contains(l.Function, "handleOK") || strings.Contains(l.Function, "handleHash") {
+				t.Errorf("%s at warning in a healthy handler: %s", f.Rule, f.Message)
+			}
+		}
+	}
+}
+
+// TestCheckOffline re-diagnoses a check of the lab service saved with
+// -save (testdata/check/lab, taken with -seconds 3 on 2 loaded cores).
+func TestCheckOffline(t *testing.T) {
+	code, stdout, stderr := run(t, "", "check", "-json", "-src", "../..", "testdata/check/lab")
+	if code != ExitFindings {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	assertLabService(t, stdout, true)
+	var r checkJSON
+	json.Unmarshal([]byte(stdout), &r)
+	for _, f := range r.Findings {
+		if f.Rule == "SD204" && !slices.Equal(f.Sources, []string{"lint", "profile", "trace"}) {
+			t.Errorf("the busy select's sources = %v; want lint, profile, trace", f.Sources)
+		}
+	}
+}
+
+func TestCheckNothingCaptured(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	code, _, stderr := run(t, "", "check", "-q", "-seconds", "1", srv.URL)
+	if code != ExitError || !strings.Contains(stderr, "nothing could be captured") || !strings.Contains(stderr, "/debug/pprof/profile") {
+		t.Errorf("code %d, stderr %s", code, stderr)
+	}
+}
+
+func TestCheckPartial(t *testing.T) {
+	// Only the goroutine dumps answer: the rest fails, the dumps are still diagnosed.
+	dump, err := os.ReadFile("testdata/check/lab/goroutine-end.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/debug/pprof/goroutine" {
+			w.Write(dump)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer srv.Close()
+	code, stdout, stderr := run(t, "", "check", "-q", "-seconds", "1", srv.URL)
+	if code == ExitError || !strings.Contains(stderr, "403") || !strings.Contains(stdout, "goroutine-end") {
+		t.Errorf("code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+func loadPerCore() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	return v / float64(runtime.NumCPU())
+}
+
+// TestCheckLabService builds the lab service, drives its leaky and healthy
+// handlers over loopback, and checks it live.
+func TestCheckLabService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the lab service")
+	}
+	if l := loadPerCore(); l > 8 {
+		t.Skipf("load average %.1f per core: the spin and the poll get too little CPU to be measured", l)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	// lab.Build names the binary after the path's last element.
+	if _, err := lab.Build(ctx, "../..", dir, "service/labservice"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, "labservice"), "-duration", "90s")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	addrs := map[string]string{}
+	for len(addrs) < 2 && sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		addrs[k] = v
+	}
+	if addrs["pprof"] == "" || addrs["app"] == "" {
+		t.Fatalf("the service printed %v", addrs)
+	}
+	var wg sync.WaitGroup
+	loadCtx, stop := context.WithCancel(ctx)
+	for _, path := range []string{"/slow", "/ok", "/hash?x=1"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for loadCtx.Err() == nil {
+				req, _ := http.NewRequestWithContext(loadCtx, "GET", addrs["app"]+path, nil)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					resp.Body.Close()
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	// Let leaked goroutines gather before the first dump: growth counts a
+	// group that the first dump already holds (goroutines.Analyze).
+	time.Sleep(1500 * time.Millisecond)
+	save := filepath.Join(dir, "saved")
+	code, out, stderr := run(t, "", "check", "-json", "-q", "-seconds", "3", "-pid", fmt.Sprint(cmd.Process.Pid), "-src", "../..", "-save", save, addrs["pprof"])
+	stop()
+	wg.Wait()
+	if code == ExitError {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	assertLabService(t, out, loadPerCore() < 4)
+	// The saved directory gives the same causes offline.
+	code2, out2, stderr2 := run(t, "", "check", "-json", "-src", "../..", save)
+	if code2 != code {
+		t.Errorf("offline: code %d, live %d: %s", code2, code, stderr2)
+	}
+	assertLabService(t, out2, loadPerCore() < 4)
+}
