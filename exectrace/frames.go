@@ -187,25 +187,13 @@ func (t *locTable) outer(s trace.Stack) locID {
 // isUserFunc reports whether fn (a qualified function name as the trace
 // gives it, "main.bad.func1", "sync.(*Mutex).Lock",
 // "github.com/x/y.(*T).M") belongs to the program rather than to the
-// standard library: package main, or an import path whose first element has
-// a dot (a module path). The standard library's paths never do.
+// standard library, the runtime or testing (finding.UserFunction).
 func isUserFunc(fn string) bool {
 	return finding.UserFunction(fn)
-}
-
-// funcPackage returns the import path part of a qualified function name.
-func funcPackage(fn string) string {
-	slash := strings.LastIndexByte(fn, '/')
-	rest := fn[slash+1:]
-	dot := strings.IndexByte(rest, '.')
-	if dot < 0 {
-		return fn
-	}
-	return fn[:slash+1+dot]
 }
 
 // isRuntimeFunc reports whether fn is in the runtime (system goroutines:
 // GC workers, the sweeper, the scavenger, finalizers, timers).
 func isRuntimeFunc(fn string) bool {
-	return funcPackage(fn) == "runtime"
+	return finding.FuncPackage(fn) == "runtime"
 }

@@ -2,6 +2,7 @@ package exectrace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,14 @@ func TestLab(t *testing.T) {
 							t.Logf("host-caused %s on a crowded machine (%s): %s", f.Rule, loadavg(), f.Message)
 							continue
 						}
+						if f.Rule == "SD305" && busyMachine() {
+							// A thread descheduled in the middle of a quick
+							// syscall loses its P to sysmon: on a crowded
+							// machine even the buffered twin's 64 KiB writes
+							// (100k+/s to /dev/null) cross the threshold.
+							t.Logf("SD305 on a crowded machine (%s), not the program's: %s", loadavg(), f.Message)
+							continue
+						}
 						t.Errorf("unexpected %s: %s at %v", f.Rule, f.Message, f.Locations)
 					}
 				}
@@ -121,6 +130,19 @@ func hasRuleIn(fs []finding.Finding, rule, file string) bool {
 }
 
 // loadavg is the 1-minute load average, for the log.
+// busyMachine reports a 1-minute load average above the CPUs.
+func busyMachine() bool {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return false
+	}
+	var l float64
+	if _, err := fmt.Sscan(strings.Fields(string(b))[0], &l); err != nil {
+		return false
+	}
+	return l > float64(runtime.NumCPU())
+}
+
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
