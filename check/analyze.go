@@ -159,7 +159,11 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		if !c.OK() {
 			continue
 		}
-		p, err := contention.Parse(c.Endpoint, c.Data, contention.ReadOptions{})
+		// The endpoint says which profile it is: an empty block profile
+		// has no leaves to tell it from a mutex one by (contention.guessKind
+		// would call both "mutex", and the summary would name the wrong
+		// setting to enable).
+		p, err := contention.Parse(c.Endpoint, c.Data, contention.ReadOptions{Kind: contention.Kind(kind)})
 		if err != nil {
 			fail(kind, err)
 			continue

@@ -4,11 +4,19 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // WriteText prints what was captured, what failed, and how the sources'
 // findings were joined; each source's own tables are in the JSON summary.
-func (s *Summary) WriteText(w io.Writer) error {
+// It fits 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth is WriteText within width columns (0: unwrapped). Each
+// line is escaped (textsafe): errors and endpoints quote what the target
+// answered.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "check of %s\n", s.Target)
 	for _, c := range s.Captures {
@@ -52,7 +60,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "join: %d finding(s) from the sources made %d cause(s): %d merged into another source's, %d latency finding(s) linked to a spin\n",
 			total(j.In), j.Causes, j.Merged, j.Linked)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Lines(b.String(), width))
 	return err
 }
 

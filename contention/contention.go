@@ -37,14 +37,13 @@ package contention
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +52,8 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/sysread"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // Kind is which profile.
@@ -63,15 +64,27 @@ const (
 	Block Kind = "block"
 )
 
-// DefaultMaxBytes bounds Read and Fetch.
-const DefaultMaxBytes = 256 << 20
+// Defaults of ReadOptions. A mutex or block profile holds one sample per
+// distinct blocking stack: some hundreds in a busy service. The record
+// limits are checked on the wire format before pprof parses the profile,
+// which allocates for every record a profile claims: without them a small
+// gzip could claim millions of samples and cost gigabytes.
+const (
+	DefaultMaxBytes     = 256 << 20 // compressed input, and its decompressed form
+	DefaultMaxSamples   = 500_000
+	DefaultMaxFrames    = 8_000_000 // location IDs over all samples
+	DefaultMaxLocations = 250_000   // locations, functions, mappings, strings each
+)
 
 // ErrNotContention is wrapped by the error for a profile of another kind.
 var ErrNotContention = errors.New("not a mutex or block profile")
 
 // ReadOptions bound Read. The zero value gives the defaults.
 type ReadOptions struct {
-	MaxBytes int64 // 0 means DefaultMaxBytes
+	MaxBytes     int64 // 0 means DefaultMaxBytes
+	MaxSamples   int   // 0 means DefaultMaxSamples
+	MaxFrames    int   // 0 means DefaultMaxFrames
+	MaxLocations int   // 0 means DefaultMaxLocations
 	// Kind, when set, says which profile this is; otherwise it is read
 	// from the stacks (a mutex profile's leaf is an Unlock).
 	Kind Kind
@@ -83,15 +96,19 @@ type Profile struct {
 	Kind     Kind
 	Duration time.Duration // recorded by a delta profile (?seconds=N); 0 when cumulative
 	Prof     *pprof.Profile
+	// Skipped counts the samples with a negative value (corrupt or
+	// crafted): Analyze leaves them out and says how many.
+	Skipped  int
 	contIdx  int
 	delayIdx int
 }
 
-// ReadFile reads the profile in the named file.
+// ReadFile reads the profile in the named file. Anything but a regular file
+// (a FIFO would block, /dev/zero never ends) is refused at once.
 func ReadFile(name string, opt ReadOptions) (*Profile, error) {
-	f, err := os.Open(name)
+	f, _, err := sysread.Open("", name)
 	if err != nil {
-		return nil, err
+		return nil, err // names the file
 	}
 	defer f.Close()
 	return Read(name, f, opt)
@@ -103,11 +120,11 @@ func Read(name string, r io.Reader, opt ReadOptions) (*Profile, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, truncated, err := sysread.Reader(r, name, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading: %w", name, err)
 	}
-	if int64(len(data)) > limit {
+	if truncated {
 		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", name, limit)
 	}
 	return Parse(name, data, opt)
@@ -123,21 +140,24 @@ func Parse(name string, data []byte, opt ReadOptions) (*Profile, error) {
 		if limit <= 0 {
 			limit = DefaultMaxBytes
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip header: %w", name, err)
-		}
-		raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip data: %w", name, err)
-		}
-		if int64(len(raw)) > limit {
+		raw, err := sysread.Gunzip(data, limit)
+		if errors.Is(err, sysread.ErrTooLarge) {
 			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes", name, limit)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		data = raw
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("--- contention:")) {
 		return nil, fmt.Errorf("%s: this is the debug=1 text form; give the protobuf profile (/debug/pprof/mutex without ?debug): %w", name, ErrNotContention)
+	}
+	counts, err := sysread.CountProto(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a pprof profile (%v): %w", name, err, ErrNotContention)
+	}
+	if err := opt.check(counts); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p, err := pprof.ParseUncompressed(data)
 	if err != nil {
@@ -165,7 +185,51 @@ func Parse(name string, data []byte, opt ReadOptions) (*Profile, error) {
 	if cp.Kind == "" {
 		cp.Kind = guessKind(p)
 	}
+	for _, smp := range p.Sample {
+		if !plausible(smp.Value[cp.contIdx]) || !plausible(smp.Value[cp.delayIdx]) {
+			cp.Skipped++
+		}
+	}
+	if cp.Duration < 0 {
+		cp.Duration = 0 // a negative duration is corrupt: treat as unknown
+	}
 	return cp, nil
+}
+
+// plausible: counts and delays are never negative. (Large values are not
+// implausible: a cumulative block profile of idle workers adds up days of
+// waiting per stack; sums saturate instead of overflowing.)
+func plausible(v int64) bool { return v >= 0 }
+
+// addSat adds non-negative counts, stopping at the largest int64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// ErrLimit is wrapped by the error for a profile over one of the record
+// limits of ReadOptions.
+var ErrLimit = errors.New("over a limit")
+
+// check refuses a profile whose records exceed the limits, naming the
+// limit and the count.
+func (o ReadOptions) check(c sysread.ProtoCounts) error {
+	for _, l := range []struct {
+		what      string
+		n, max, d int
+	}{
+		{"samples", c.Samples, o.MaxSamples, DefaultMaxSamples},
+		{"stack frames", c.Frames, o.MaxFrames, DefaultMaxFrames},
+		{"locations, functions, mappings or strings", c.Max(), o.MaxLocations, DefaultMaxLocations},
+	} {
+		limit := cmp.Or(l.max, l.d)
+		if l.n > limit {
+			return fmt.Errorf("%d %s, %w of %d: a contention profile holds one sample per blocking stack, so this one is corrupt or crafted", l.n, l.what, ErrLimit, limit)
+		}
+	}
+	return nil
 }
 
 // guessKind tells the two apart by their leaves: the mutex profile records
@@ -291,6 +355,7 @@ type ProfileSummary struct {
 	Seconds     float64 `json:"seconds"` // the duration the rates use; 0 unknown
 	Contentions int64   `json:"contentions"`
 	DelaySecs   float64 `json:"delay_seconds"`
+	Skipped     int     `json:"skipped,omitempty"` // corrupt samples left out
 }
 
 // Summary is the JSON summary of the contention source.
@@ -327,10 +392,10 @@ func Analyze(profs []*Profile, opt Options) (*Result, error) {
 		var order []*Site
 		for _, smp := range p.Prof.Sample {
 			c, d := smp.Value[p.contIdx], smp.Value[p.delayIdx]
-			if c <= 0 && d <= 0 {
-				continue
+			if c <= 0 && d <= 0 || !plausible(c) || !plausible(d) {
+				continue // nothing recorded, or corrupt (counted in p.Skipped)
 			}
-			ps.Contentions += c
+			ps.Contentions = addSat(ps.Contentions, c)
 			ps.DelaySecs += float64(d) / 1e9
 			fn, file, line, blocking := siteOf(smp)
 			k := [3]string{fn, file, fmt.Sprint(line) + " " + blocking}
@@ -340,7 +405,7 @@ func Analyze(profs []*Profile, opt Options) (*Result, error) {
 				sites[k] = st
 				order = append(order, st)
 			}
-			st.Contentions += c
+			st.Contentions = addSat(st.Contentions, c)
 			st.DelaySecs += float64(d) / 1e9
 		}
 		ps.Enabled = ps.Contentions > 0 || ps.DelaySecs > 0
@@ -353,6 +418,10 @@ func Analyze(profs []*Profile, opt Options) (*Result, error) {
 			ps.Status = "cumulative profile of unknown duration: seconds of waiting only (give -duration, or fetch ?seconds=N)"
 		default:
 			ps.Status = "ok"
+		}
+		if p.Skipped > 0 {
+			ps.Skipped = p.Skipped
+			ps.Status += fmt.Sprintf("; %d samples with a negative value skipped", p.Skipped)
 		}
 		for _, st := range order {
 			if dur > 0 {
@@ -464,21 +533,27 @@ func shortFunc(fn string) string {
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// WriteText prints each profile's status and the top sites.
-func (s *Summary) WriteText(w io.Writer) error {
+// WriteText prints each profile's status and the top sites, in 80
+// columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints each profile's status and the top sites within
+// width columns (0: unwrapped): the sentences wrap, and a site wraps under
+// itself. Names from the profile are escaped (textsafe).
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	for _, p := range s.Profiles {
-		fmt.Fprintf(&b, "%s: %s profile, ", p.Name, p.Kind)
-		if !p.Enabled {
-			fmt.Fprintf(&b, "%s\n", p.Status)
-			continue
+		line := fmt.Sprintf("%s: %s profile, ", p.Name, p.Kind)
+		switch {
+		case !p.Enabled:
+			line += p.Status
+		case p.Seconds > 0:
+			line += fmt.Sprintf("%d contentions, %.3fs of waiting over %s (%.3f goroutines waiting on average)", p.Contentions, p.DelaySecs,
+				time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.DelaySecs/p.Seconds)
+		default:
+			line += fmt.Sprintf("%d contentions, %.3fs of waiting; %s", p.Contentions, p.DelaySecs, p.Status)
 		}
-		fmt.Fprintf(&b, "%d contentions, %.3fs of waiting", p.Contentions, p.DelaySecs)
-		if p.Seconds > 0 {
-			fmt.Fprintf(&b, " over %s (%.3f goroutines waiting on average)\n", time.Duration(p.Seconds*float64(time.Second)).Round(time.Millisecond), p.DelaySecs/p.Seconds)
-		} else {
-			fmt.Fprintf(&b, "; %s\n", p.Status)
-		}
+		b.WriteString(textsafe.WrapFit("", "  ", textsafe.String(line), width))
 	}
 	if len(s.Sites) > 0 {
 		b.WriteString("\nkind   waiters  delay      contentions  site\n")
@@ -494,7 +569,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 			if st.Blocking != "" {
 				site += " via " + shortFunc(st.Blocking)
 			}
-			fmt.Fprintf(&b, "%-6s %7s  %9.3fs  %11d  %s\n", st.Kind, waiters, st.DelaySecs, st.Contentions, site)
+			row := fmt.Sprintf("%-6s %7s  %9.3fs  %11d  ", textsafe.String(string(st.Kind)), waiters, st.DelaySecs, st.Contentions)
+			b.WriteString(textsafe.WrapFit(row, strings.Repeat(" ", len(row)+2), textsafe.String(site), width))
 		}
 		if n := s.Total - len(s.Sites); n > 0 {
 			fmt.Fprintf(&b, "(%d smaller sites not shown)\n", n)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 )
@@ -57,13 +58,18 @@ type LoopVerdict struct {
 	maybe bool
 }
 
-// WriteText prints the cause table, then the source account and verdicts.
-func (s *ProfileSummary) WriteText(w io.Writer) error {
-	if err := s.Summary.WriteText(w); err != nil {
+// WriteText prints the cause table, then the source account and verdicts,
+// in 80 columns.
+func (s *ProfileSummary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth is WriteText within width columns (0: unwrapped); paths
+// and names from the profile are escaped (textsafe).
+func (s *ProfileSummary) WriteTextWidth(w io.Writer, width int) error {
+	if err := s.Summary.WriteTextWidth(w, width); err != nil {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s\n", s.Source.Text())
+	b.WriteString("\n" + textsafe.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
 	for _, v := range s.Loops {
 		where := fmt.Sprintf("%s:%d", filepath.Base(v.File), v.Lines[0])
 		if v.Start > 0 {
@@ -73,7 +79,8 @@ func (s *ProfileSummary) WriteText(w io.Writer) error {
 		if v.Spin {
 			verdict = "SPIN"
 		}
-		fmt.Fprintf(&b, "  %-24s %5.1f%% %6.3f  %s (%s): %s\n", where, v.Share, v.Cores, v.Kind, verdict, v.Detail)
+		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-24s %5.1f%% %6.3f  ", textsafe.String(where), v.Share, v.Cores), strings.Repeat(" ", 42),
+			textsafe.String(fmt.Sprintf("%s (%s): %s", v.Kind, verdict, v.Detail)), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 )
 
@@ -36,19 +37,24 @@ type TraceVerdict struct {
 	Spin     bool         `json:"spin"`
 }
 
-// WriteText prints the trace's tables, then the source account and verdicts.
-func (s *TraceSummary) WriteText(w io.Writer) error {
-	if err := s.Summary.WriteText(w); err != nil {
+// WriteText prints the trace's tables, then the source account and
+// verdicts, in 80 columns.
+func (s *TraceSummary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth is WriteText within width columns (0: unwrapped); paths
+// and names from the trace are escaped (textsafe).
+func (s *TraceSummary) WriteTextWidth(w io.Writer, width int) error {
+	if err := s.Summary.WriteTextWidth(w, width); err != nil {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s\n", s.Source.Text())
+	b.WriteString("\n" + textsafe.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
 	for _, v := range s.Verdicts {
 		verdict := "not a spin"
 		if v.Spin {
 			verdict = "SPIN"
 		}
-		fmt.Fprintf(&b, "  %s:%d  %s  %s (%s): %s\n", shortPath(v.File), v.Line, v.Function, v.Kind, verdict, v.Detail)
+		b.WriteString(textsafe.Wrap("  ", "      ", textsafe.String(fmt.Sprintf("%s:%d  %s  %s (%s): %s", shortPath(v.File), v.Line, v.Function, v.Kind, verdict, v.Detail)), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

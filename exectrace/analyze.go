@@ -184,6 +184,7 @@ type analyzer struct {
 	first, last trace.Time
 	events      int64 // all events, syncs included
 	syncs       int   // the reader emits one at each generation's start and one at the end
+	lastSync    bool  // the last event handled was a sync: the reader stopped between generations
 	gomaxprocs  int
 
 	gs    map[trace.GoID]*gstate
@@ -222,6 +223,8 @@ type analyzer struct {
 
 	samples                 int
 	firstSample, lastSample trace.Time
+
+	viz *vizCollector // the HTML report's timeline (viz.go)
 }
 
 func newAnalyzer() *analyzer {

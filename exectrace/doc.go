@@ -8,6 +8,9 @@
 // the reader's current generation, a few chunks of events, about a hundred
 // bytes per live goroutine and a few kilobytes per creation site and source
 // location, so a multi-gigabyte trace fits on a laptop. Decoding and analysis run on two goroutines.
+// A generation larger than Options.MaxGeneration (DefaultMaxGeneration) is
+// cut from the input, never held: the generations before it are analysed
+// and Summary.Truncated says where (ErrGenerationTooLarge).
 //
 // Analyze may be called concurrently on different inputs; each call has its
 // own state. It starts one goroutine, which has stopped reading the input

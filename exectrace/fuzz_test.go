@@ -3,6 +3,9 @@ package exectrace
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"os"
 	"testing"
 	"time"
 )
@@ -28,6 +31,46 @@ func FuzzAnalyze(f *testing.F) {
 		var buf bytes.Buffer
 		if err := res.Summary.WriteText(&buf); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzLimiter feeds arbitrary bytes through the generation limiter alone
+// and through Analyze with a small limit: the limiter must pass a prefix
+// of its input, stop for good once it trips, and Analyze must never hold
+// more than the limit of one generation, nor panic.
+func FuzzLimiter(f *testing.F) {
+	f.Add([]byte(header126+"\x01\x01\x01\x01\x04abcd\x34\x01\x02\x01\x01\x00"), uint32(70_000))
+	f.Add([]byte("go 1.25 trace\x00\x00\x00\x01\x01\x01\x01\x02ab\x01\x02\x01\x01\x02ab"), uint32(10))
+	f.Add([]byte("go 1.21 trace\x00\x00\x00\x01\x02\x03"), uint32(2))
+	if data, err := os.ReadFile("testdata/mutex.trace"); err == nil {
+		f.Add(data, uint32(3000))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, max uint32) {
+		lim := newGenLimiter(bytes.NewReader(data), int64(max)+1)
+		var out bytes.Buffer
+		_, err := io.Copy(&out, lim)
+		if !bytes.HasPrefix(data, out.Bytes()) {
+			t.Fatalf("passed %d bytes that are not a prefix of the input", out.Len())
+		}
+		if err != nil {
+			if !errors.Is(err, ErrGenerationTooLarge) {
+				t.Fatalf("limiter error %v", err)
+			}
+			if n, err2 := lim.Read(make([]byte, 10)); n != 0 || err2 == nil {
+				t.Fatalf("read %d, %v after tripping", n, err2)
+			}
+		} else if out.Len() != len(data) {
+			t.Fatalf("passed %d of %d bytes without an error", out.Len(), len(data))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := Analyze(ctx, bytes.NewReader(data), Options{MaxGeneration: MinMaxGeneration + int64(max%(1<<16))})
+		if err != nil {
+			return
+		}
+		if tr := res.Summary.Truncated; tr != nil && tr.MaxGeneration > 0 && tr.Generation < 2 {
+			t.Fatalf("cut at generation %d analysed: %+v", tr.Generation, tr)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +27,17 @@ type Options struct {
 	// precedence. Compared with the Ps' busy time it tells "the host took
 	// the CPU" from "Go queued work".
 	ProcessCPU time.Duration
+	// MaxGeneration bounds the bytes of one generation (see
+	// DefaultMaxGeneration; 0 means it). A generation over it is not read:
+	// the generations before it are analysed and Summary.Truncated says
+	// where the trace was cut. At least MinMaxGeneration.
+	MaxGeneration int64
 }
+
+// MinMaxGeneration is the smallest Options.MaxGeneration: the largest
+// batch the format allows (64 KB), so that the reader's read-ahead never
+// reaches past a generation before the limit is known to be passed.
+const MinMaxGeneration = 64 << 10
 
 // Result is what an analysis found.
 type Result struct {
@@ -38,7 +49,8 @@ type Result struct {
 // event the analysis could read.
 var ErrNoEvents = errors.New("no events")
 
-// Truncation says where a trace that could not be read to its end broke.
+// Truncation says where a trace that could not be read to its end broke,
+// or where it was cut because a generation was over the limit.
 type Truncation struct {
 	// Offset is how many bytes had been consumed from the input when the
 	// reader failed: the break lies in the generation that ends there.
@@ -46,16 +58,59 @@ type Truncation struct {
 	// Generation is the number of the generation that could not be read
 	// (1-based); the ones before it were analysed.
 	Generation int `json:"generation"`
+	// Partial is true when the events of that generation were analysed up
+	// to the break (the reader failed part way through its events).
+	Partial bool `json:"partial,omitempty"`
+	// MaxGeneration is set when the generation was not read because it is
+	// larger than this many bytes (Options.MaxGeneration): the rest of the
+	// trace was not read either.
+	MaxGeneration int64 `json:"max_generation_bytes,omitempty"`
 	// Time is how far into the trace the analysis got.
 	Time time.Duration `json:"time_ns"`
-	// Err is the reader's error.
+	// Err is the reader's error, on one line.
 	Err string `json:"error"`
 }
 
 func (t *Truncation) String() string {
-	return fmt.Sprintf("trace breaks in generation %d (within the first %d bytes): analysed the first %v: %s",
-		t.Generation, t.Offset, t.Time.Round(time.Microsecond), t.Err)
+	analysed := fmt.Sprintf("analysed the %s before it", plural(t.Generation-1, "generation"))
+	if t.Partial {
+		analysed = fmt.Sprintf("analysed the %s before it and this one up to the break", plural(t.Generation-1, "generation"))
+	}
+	if t.MaxGeneration > 0 {
+		return fmt.Sprintf("trace cut at generation %d (within the first %d bytes): %s (the first %v) and did not read the rest: %s",
+			t.Generation, t.Offset, analysed, t.Time.Round(time.Microsecond), t.Err)
+	}
+	return fmt.Sprintf("trace breaks in generation %d (within the first %d bytes): %s (the first %v): %s",
+		t.Generation, t.Offset, analysed, t.Time.Round(time.Microsecond), t.Err)
 }
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// oneLine shortens a reader error to its first line: the trace reader's
+// ordering errors append a dump of every M's and goroutine's state, one
+// line each, that means nothing to a user.
+func oneLine(err error) string {
+	msg := err.Error()
+	first, _, cut := strings.Cut(msg, "\n")
+	if !cut {
+		return msg
+	}
+	first = strings.TrimSpace(first)
+	first = strings.TrimSuffix(first, ":")
+	first = strings.TrimSuffix(first, ": frontier")
+	return first + " (the reader's state dump left out)"
+}
+
+// lineError carries a reader error under its one-line message.
+type lineError struct{ err error }
+
+func (e lineError) Error() string { return oneLine(e.err) }
+func (e lineError) Unwrap() error { return e.err }
 
 // chunkSize is how many events the decoding goroutine hands over at once:
 // big enough to make the handoff cheap, small enough to stay in cache.
@@ -91,7 +146,15 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // analysed up to the break: the result's Summary.Truncated says where, and
 // the error is nil as long as some events were read.
 func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err error) {
-	cr := &countingReader{r: r}
+	maxGen := opt.MaxGeneration
+	if maxGen == 0 {
+		maxGen = DefaultMaxGeneration
+	}
+	if maxGen < MinMaxGeneration {
+		return nil, fmt.Errorf("the generation limit of %d bytes is below the smallest allowed, %d (one batch)", maxGen, MinMaxGeneration)
+	}
+	lim := newGenLimiter(r, maxGen)
+	cr := &countingReader{r: lim}
 	rd, err := newReader(cr)
 	if err != nil {
 		return nil, err
@@ -100,7 +163,7 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 	ctx, cancel := context.WithCancel(ctx)
 	full := make(chan *chunk, 4)
 	free := make(chan *chunk, 6)
-	go decode(ctx, rd, cr, full, free)
+	go decode(ctx, rd, cr, lim, full, free)
 	defer func() {
 		cancel()
 		if parent.Err() == nil {
@@ -113,6 +176,7 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 	}()
 
 	a := newAnalyzer()
+	a.viz = newVizCollector()
 	off, readErr := a.consume(full, free)
 	if readErr != nil && off == 0 {
 		off = cr.n.Load() // the analysis, not the reader, found the input broken
@@ -124,12 +188,30 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 	empty := a.events <= int64(a.syncs)
 	var trunc *Truncation
 	if readErr != nil && readErr != io.EOF {
+		var ge *GenerationError
+		cutByLimit := errors.As(readErr, &ge)
 		if empty {
-			return nil, fmt.Errorf("reading the trace: broken before its first complete generation: %w", readErr)
+			if cutByLimit {
+				return nil, fmt.Errorf("reading the trace: nothing analysed: %w", readErr)
+			}
+			return nil, fmt.Errorf("reading the trace: broken before its first complete generation (within the first %d bytes): %w", off, lineError{readErr})
 		}
-		// The reader emits a sync event before reporting the error of the
-		// generation it could not read, so that one is number a.syncs.
-		trunc = &Truncation{Offset: off, Generation: max(a.syncs, 1), Time: a.last.Sub(a.first), Err: readErr.Error()}
+		// The reader emits a sync event at the start of each generation,
+		// and one before reporting the error of a generation it could not
+		// read, so the broken generation is number a.syncs; when the last
+		// event was not that sync, the reader failed among its events.
+		trunc = &Truncation{Offset: off, Generation: max(a.syncs, 1), Partial: !a.lastSync,
+			Time: a.last.Sub(a.first), Err: oneLine(readErr)}
+		if cutByLimit {
+			trunc.MaxGeneration, trunc.Partial = ge.Max, false
+		}
+		if trunc.Generation == 1 {
+			// No generation was read whole: what was analysed is part of
+			// one second, and its gaps may be what a finding would be
+			// about. Saying "no findings" from it would be a guess.
+			return nil, fmt.Errorf("reading the trace: broken in its first generation after %d events (within the first %d bytes), too little to analyse: %w",
+				a.events-int64(a.syncs), off, lineError{readErr})
+		}
 	}
 	if empty {
 		return nil, fmt.Errorf("reading the trace: %w", ErrNoEvents)
@@ -137,6 +219,7 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 	a.finish()
 	sum := a.summary(cr.n.Load(), opt)
 	sum.Truncated = trunc
+	sum.Visual = a.viz.build(a)
 	return &Result{Findings: findings(sum, opt), Summary: sum}, nil
 }
 
@@ -152,6 +235,10 @@ func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (off int64, r
 	for c := range full {
 		for i := range c.evs {
 			a.handle(&c.evs[i])
+			a.viz.event(a, &c.evs[i])
+		}
+		if n := len(c.evs); n > 0 {
+			a.lastSync = c.evs[n-1].Kind() == trace.EventSync
 		}
 		if c.err != nil {
 			return c.off, c.err
@@ -181,7 +268,7 @@ func newReader(r io.Reader) (rd *trace.Reader, err error) {
 }
 
 // decode reads events into chunks until the end, an error or cancellation.
-func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, full chan<- *chunk, free chan *chunk) {
+func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genLimiter, full chan<- *chunk, free chan *chunk) {
 	defer close(full)
 	for {
 		var c *chunk
@@ -190,7 +277,7 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, full chan
 		default:
 			c = &chunk{evs: make([]trace.Event, 0, chunkSize)}
 		}
-		if err := fill(rd, c); err != nil {
+		if err := fill(rd, lim, c); err != nil {
 			c.err, c.off = err, cr.n.Load()
 		}
 		select {
@@ -207,7 +294,7 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, full chan
 // fill reads up to chunkSize events into c. A panic of the reader on
 // corrupt input becomes an error: a library must not crash on its input.
 // (The deferred recover is per chunk, not per event: it is not free.)
-func fill(rd *trace.Reader, c *chunk) (err error) {
+func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed trace: reader failed: %v", p)
@@ -216,9 +303,19 @@ func fill(rd *trace.Reader, c *chunk) (err error) {
 	for len(c.evs) < chunkSize {
 		ev, err := rd.ReadEvent()
 		if err != nil {
+			if lim.tripped != nil {
+				return lim.tripped // the reader's error is about the cut
+			}
 			return err
 		}
 		c.evs = append(c.evs, ev)
+		// The limiter cut the stream inside the generation being read: the
+		// reader reports it after a sync (Go 1.26), or installs the cut
+		// generation as if whole (before 1.26); stop at that sync, when
+		// every earlier generation has been handed out.
+		if lim.tripped != nil && ev.Kind() == trace.EventSync {
+			return lim.tripped
+		}
 	}
 	return nil
 }

@@ -6,10 +6,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/viz"
 )
 
 // Summary is the figures of one trace. It marshals to the "summary" object
@@ -36,6 +37,8 @@ type Summary struct {
 	// Thin, when set, says why the trace is too thin to rule causes out,
 	// with the figures and what to record instead.
 	Thin string `json:"thin,omitempty"`
+	// Visual is the HTML report's pictures of the trace (Visuals).
+	Visual *viz.Set `json:"-"`
 }
 
 // SpinSite is a site whose goroutines run until something takes the CPU
@@ -542,111 +545,157 @@ func round2(v float64) float64 {
 	return float64(int64(v*100+0.5)) / 100
 }
 
-// WriteText prints the figures as tables, for the text report.
-func (s *Summary) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
-	p("trace: %s, %d events, %d generations, %v\n", byteSize(s.Trace.Bytes), s.Trace.Events, s.Trace.Generations, s.Trace.Duration.Round(time.Millisecond))
+// WriteText prints the figures as tables, for the text report, in 80
+// columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the figures within width columns (0: one line per
+// row however wide): prose is wrapped, and a table too wide has its first
+// column (the creation site, the function) stacked above the numbers.
+// Every name from the trace (functions, files, wait reasons) is escaped
+// (textsafe): a trace is input like any other.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
+	var b strings.Builder
+	p := func(format string, args ...any) {
+		b.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf(format, args...), width))
+	}
+	q := textsafe.String
+	p("trace: %s, %d events, %d generations, %v", byteSize(s.Trace.Bytes), s.Trace.Events, s.Trace.Generations, s.Trace.Duration.Round(time.Millisecond))
 	if s.Truncated != nil {
-		p("truncated: %s\n", s.Truncated)
+		p("truncated: %s", q(fmt.Sprint(s.Truncated)))
 	}
 	if s.Thin != "" {
-		p("THIN EVIDENCE: %s\n", s.Thin)
+		p("THIN EVIDENCE: %s", q(s.Thin))
 	}
 	cpus := "unknown (set -cpus)"
 	if s.Procs.CPUs > 0 {
 		cpus = fmt.Sprintf("%g (busy Ps per CPU %.0f%%)", s.Procs.CPUs, s.Procs.PerCPUPct)
 	}
-	p("\nPs: GOMAXPROCS %d, busy %.2f on average (%.0f%%), peak %.2f over %v, GC workers %.1f%%; CPUs %s\n",
+	b.WriteString("\n")
+	p("Ps: GOMAXPROCS %d, busy %.2f on average (%.0f%%), peak %.2f over %v, GC workers %.1f%%; CPUs %s",
 		s.Procs.GOMAXPROCS, s.Procs.BusyMean, s.Procs.UtilPct, s.Procs.BusyPeak, s.Procs.TimelineBin, s.Procs.GCPct, cpus)
 	switch {
 	case s.Procs.ProcessCPU > 0:
-		p("process CPU: %v (%.2f cores, from %s): the Ps were busy %.0f%% of it\n", s.Procs.ProcessCPU.Round(time.Millisecond), s.Procs.ProcessCores, s.Procs.ProcessCPUFrom, s.Procs.BusyPerCorePct)
+		p("process CPU: %v (%.2f cores, from %s): the Ps were busy %.0f%% of it", s.Procs.ProcessCPU.Round(time.Millisecond), s.Procs.ProcessCores, q(s.Procs.ProcessCPUFrom), s.Procs.BusyPerCorePct)
 	case s.Procs.CPUSamples > 0:
-		p("process CPU: unknown (%d CPU samples in the trace, too few or not spread over it; pass -process-cpu): cannot tell whether the host withheld CPU\n", s.Procs.CPUSamples)
+		p("process CPU: unknown (%d CPU samples in the trace, too few or not spread over it; pass -process-cpu): cannot tell whether the host withheld CPU", s.Procs.CPUSamples)
 	default:
-		p("process CPU: unknown (no CPU samples in the trace: no CPU profile ran; pass -process-cpu): cannot tell whether the host withheld CPU\n")
+		p("process CPU: unknown (no CPU samples in the trace: no CPU profile ran; pass -process-cpu): cannot tell whether the host withheld CPU")
 	}
-	p("runnable goroutines: mean %.2f, max %d, more than GOMAXPROCS %.1f%% of the time\n", s.Runnable.Mean, s.Runnable.Max, s.Runnable.AboveProcsPct)
-	p("migrations: %.0f/s across Ps, %.0f/s across threads (%.0f%% of %d starts)\n", s.Migrations.PMovesPerS, s.Migrations.MMovesPerS, s.Migrations.MMovePct, s.Migrations.Starts)
-	p("syscalls: %d, %d returned without their P, %v in total\n", s.Syscalls.Count, s.Syscalls.Handoffs, s.Syscalls.Time.Round(time.Microsecond))
-	p("GC: %d cycles; stop-the-world %d for %v (%.2f%% of the time, max %v); assists %d running %v (%.2f%% of the Ps' time)\n",
+	p("runnable goroutines: mean %.2f, max %d, more than GOMAXPROCS %.1f%% of the time", s.Runnable.Mean, s.Runnable.Max, s.Runnable.AboveProcsPct)
+	p("migrations: %.0f/s across Ps, %.0f/s across threads (%.0f%% of %d starts)", s.Migrations.PMovesPerS, s.Migrations.MMovesPerS, s.Migrations.MMovePct, s.Migrations.Starts)
+	p("syscalls: %d, %d returned without their P, %v in total", s.Syscalls.Count, s.Syscalls.Handoffs, s.Syscalls.Time.Round(time.Microsecond))
+	p("GC: %d cycles; stop-the-world %d for %v (%.2f%% of the time, max %v); assists %d running %v (%.2f%% of the Ps' time)",
 		s.GC.Cycles, s.GC.STW.Count, s.GC.STW.Total.Round(time.Microsecond), s.GC.STWPct, s.GC.STW.Max.Round(time.Microsecond),
 		s.GC.Assist.Count, s.GC.Assist.Total.Round(time.Microsecond), s.GC.AssistPct)
 
-	p("\nscheduling latency (runnable → running)\tcount\tp50\tp90\tp99\tmax\n")
-	row := func(name string, q Percentiles) {
-		p("  %s\t%d\t%v\t%v\t%v\t%v\n", name, q.Count, dur(q.P50), dur(q.P90), dur(q.P99), dur(q.Max))
+	table := func(t *textsafe.Table) {
+		b.WriteString("\n")
+		t.Write(&b, width)
+	}
+	right := func(n int) []bool { // every column but the first is a number
+		r := make([]bool, n)
+		for i := 1; i < n; i++ {
+			r[i] = true
+		}
+		return r
+	}
+	lat := &textsafe.Table{Header: []string{"scheduling latency (runnable → running)", "count", "p50", "p90", "p99", "max"}, Right: right(6)}
+	row := func(name string, pc Percentiles) {
+		lat.Add("  "+name, fmt.Sprint(pc.Count), fmt.Sprint(dur(pc.P50)), fmt.Sprint(dur(pc.P90)), fmt.Sprint(dur(pc.P99)), fmt.Sprint(dur(pc.Max)))
 	}
 	row("all", s.Latency.Overall)
 	row("after a wait", s.Latency.Woken)
 	for _, r := range s.Latency.ByReason {
-		row(r.Reason, r.Percentiles)
+		row(q(r.Reason), r.Percentiles)
 	}
+	table(lat)
 
-	p("\ngoroutines by creation site\tgoroutines\trunning\twoken p99\tblocks\tpreempts\tyields\tnever blocked\tmoves (M)\n")
-	shown, system := 0, 0
+	sites := &textsafe.Table{
+		Header: []string{"goroutines by creation site", "goroutines", "running", "woken p99", "blocks", "preempts", "yields", "never blocked", "moves (M)"},
+		Short:  []string{"goroutines by creation site", "count", "running", "wake p99", "blocks", "preempt", "yields", "never-blk", "M moves"},
+		Right:  right(9),
+	}
+	shown, system, more := 0, 0, false
 	for _, st := range s.Sites {
 		if st.System {
 			system++ // the runtime's own goroutines: in -json only
 			continue
 		}
 		if shown == 10 {
-			p("  ... more sites in -json\n")
+			more = true
 			break
 		}
 		shown++
-		where := st.Function
+		where := q(st.Function)
 		if st.Creator.File != "" {
-			where = fmt.Sprintf("%s at %s:%d", st.Function, shortFile(st.Creator.File), st.Creator.Line)
+			where = fmt.Sprintf("%s at %s:%d", q(st.Function), q(shortFile(st.Creator.File)), st.Creator.Line)
 		}
-		p("  %s\t%d\t%v\t%v\t%d\t%d\t%d\t%d\t%d\n", where, st.Goroutines, st.Running.Round(time.Millisecond), dur(st.Latency.P99), st.Blocked, st.Preempts, st.Yields, st.NeverBlocked, st.MMoves)
+		sites.Add("  "+where, fmt.Sprint(st.Goroutines), fmt.Sprint(st.Running.Round(time.Millisecond)), fmt.Sprint(dur(st.Latency.P99)),
+			fmt.Sprint(st.Blocked), fmt.Sprint(st.Preempts), fmt.Sprint(st.Yields), fmt.Sprint(st.NeverBlocked), fmt.Sprint(st.MMoves))
+	}
+	table(sites)
+	if more {
+		b.WriteString("  ... more sites in -json\n")
 	}
 	if system > 0 {
-		p("  (%d sites of runtime goroutines: see -json)\n", system)
+		fmt.Fprintf(&b, "  (%d sites of runtime goroutines: see -json)\n", system)
 	}
 	if len(s.Spinning) > 0 {
-		p("\ngoroutines that run until preempted (%.0f%% of the Ps' busy time)\tbusy\tPs\tended by preemption/yield\tmean stretch\tblocks\thot line\n", s.SpinPct)
+		b.WriteString("\n")
+		p("goroutines that run until preempted: %.0f%% of the Ps' busy time", s.SpinPct)
+		spin := &textsafe.Table{
+			Header: []string{"function", "busy", "Ps", "ended by preemption/yield", "mean stretch", "blocks", "hot line"},
+			Short:  []string{"function", "busy", "Ps", "preempted", "stretch", "blocks", "hot line"},
+			Right:  []bool{false, true, true, true, true, true, false},
+		}
 		for _, sp := range first(s.Spinning, 5) {
 			hot := "(no user line)"
 			if sp.HotLine.File != "" {
-				hot = fmt.Sprintf("%s:%d (%s)", shortFile(sp.HotLine.File), sp.HotLine.Line, sp.HotFrom)
+				hot = fmt.Sprintf("%s:%d (%s)", q(shortFile(sp.HotLine.File)), sp.HotLine.Line, q(sp.HotFrom))
 			}
-			p("  %s\t%.0f%%\t%.2f\t%.0f%%\t%v\t%d\t%s\n", sp.Function, sp.BusyPct, sp.Cores, sp.StopRunPct, dur(sp.MeanRun), sp.Blocked, hot)
+			spin.Add("  "+q(sp.Function), fmt.Sprintf("%.0f%%", sp.BusyPct), fmt.Sprintf("%.2f", sp.Cores), fmt.Sprintf("%.0f%%", sp.StopRunPct), fmt.Sprint(dur(sp.MeanRun)), fmt.Sprint(sp.Blocked), hot)
 		}
+		spin.Write(&b, width)
 	}
 	if len(s.GC.STWLongest) > 0 || len(s.Latency.WokenLongest) > 0 {
-		p("\nlongest stalls\tduration\tat\twhat\n")
+		stalls := &textsafe.Table{Header: []string{"longest stalls", "duration", "at", "what"}, Short: []string{"longest stalls", "duration", "at", ""},
+			Right: []bool{false, true, true, false}, Stack: 3}
 		for _, x := range first(s.GC.STWLongest, 3) {
-			p("  stop-the-world\t%v\t%v\t%s\n", dur(x.Duration), x.At.Round(time.Millisecond), x.What)
+			stalls.Add("  stop-the-world", fmt.Sprint(dur(x.Duration)), fmt.Sprint(x.At.Round(time.Millisecond)), q(x.What))
 		}
 		for _, x := range first(s.Latency.WokenLongest, 3) {
-			what := x.What
+			what := q(x.What)
 			if x.Location.File != "" {
 				what += " at " + locString(x.Location)
 			}
-			p("  wait for a P after a wake-up\t%v\t%v\t%s\n", dur(x.Duration), x.At.Round(time.Millisecond), what)
+			stalls.Add("  wait for a P after a wake-up", fmt.Sprint(dur(x.Duration)), fmt.Sprint(x.At.Round(time.Millisecond)), what)
 		}
+		table(stalls)
 	}
 	if len(s.Sleeps) > 0 {
-		p("\nsleeps by call site\tcount\tper s\trepeats\tslept p50\n")
+		t := &textsafe.Table{Header: []string{"sleeps by call site", "count", "per s", "repeats", "slept p50"}, Right: right(5)}
 		for _, sl := range first(s.Sleeps, 5) {
-			p("  %s\t%d\t%.0f\t%d\t%v\n", locString(sl.Location), sl.Count, sl.PerS, sl.Repeats, dur(sl.Slept.P50))
+			t.Add("  "+locString(sl.Location), fmt.Sprint(sl.Count), fmt.Sprintf("%.0f", sl.PerS), fmt.Sprint(sl.Repeats), fmt.Sprint(dur(sl.Slept.P50)))
 		}
+		table(t)
 	}
 	if len(s.Locks) > 0 {
-		p("\nsync waits by call site\tcount\tgoroutines\twait total\twaiting (mean)\n")
+		t := &textsafe.Table{Header: []string{"sync waits by call site", "count", "goroutines", "wait total", "waiting (mean)"}, Right: right(5)}
 		for _, l := range first(s.Locks, 5) {
-			p("  %s\t%d\t%d\t%v\t%.2f\n", locString(l.Location), l.Count, l.Goroutines, l.Wait.Total.Round(time.Microsecond), l.Waiting)
+			t.Add("  "+locString(l.Location), fmt.Sprint(l.Count), fmt.Sprint(l.Goroutines), fmt.Sprint(l.Wait.Total.Round(time.Microsecond)), fmt.Sprintf("%.2f", l.Waiting))
 		}
+		table(t)
 	}
 	if len(s.Syscalls.Sites) > 0 {
-		p("\nsyscalls by call site\tcount\twithout P\tp50\tp99\n")
+		t := &textsafe.Table{Header: []string{"syscalls by call site", "count", "without P", "p50", "p99"}, Right: right(5)}
 		for _, sc := range first(s.Syscalls.Sites, 5) {
-			p("  %s\t%d\t%d\t%v\t%v\n", locString(sc.Location), sc.Count, sc.Handoffs, dur(sc.Duration.P50), dur(sc.Duration.P99))
+			t.Add("  "+locString(sc.Location), fmt.Sprint(sc.Count), fmt.Sprint(sc.Handoffs), fmt.Sprint(dur(sc.Duration.P50)), fmt.Sprint(dur(sc.Duration.P99)))
 		}
+		table(t)
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func first[T any](s []T, n int) []T { return s[:min(n, len(s))] }
@@ -664,14 +713,15 @@ func dur(d time.Duration) time.Duration {
 	return d
 }
 
+// locString is a location for a table cell, its names escaped.
 func locString(l finding.Location) string {
 	if l.File == "" {
 		if l.Function == "" {
 			return "(no stack)"
 		}
-		return l.Function
+		return textsafe.String(l.Function)
 	}
-	return fmt.Sprintf("%s:%d (%s)", shortFile(l.File), l.Line, l.Function)
+	return fmt.Sprintf("%s:%d (%s)", textsafe.String(shortFile(l.File)), l.Line, textsafe.String(l.Function))
 }
 
 // shortFile keeps the last two elements of a path, for tables; findings

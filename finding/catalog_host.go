@@ -1,69 +1,89 @@
 package finding
 
 // Host rules (SD6xx), detected by `schedoctor host` (package host): the
-// kernel limits that decide how many connections one host can hold.
+// kernel limits that decide how many connections one host can hold. Each
+// finding is located at the file it read (/proc/sys/fs/nr_open), says at
+// how many connections the limit bites and its rank among the limits below
+// the target, and carries the lines that lift it.
 var hostRules = []Rule{
 	{
-		ID: "SD601", Name: "fd-limit", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD601", Name: "fd-limit", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "file-descriptor limits below the connections wanted",
 		Explanation: "Every connection is a descriptor. RLIMIT_NOFILE (Go raises the soft limit to the hard one since 1.19), " +
-			"fs.nr_open and fs.file-max cap them; accept fails with EMFILE beyond.",
-		Detection: "The process's hard RLIMIT_NOFILE, fs.nr_open and fs.file-max against the target connection count.",
-		Fix:       "Raise LimitNOFILE (systemd), ulimit -Hn, fs.nr_open and fs.file-max.",
+			"fs.nr_open and fs.file-max cap them; accept fails with EMFILE (process) or ENFILE (host) beyond.",
+		Detection: "The hard RLIMIT_NOFILE of /proc/PID/limits less the descriptors the process holds for other things, " +
+			"fs.nr_open (no limit can be set above it), and fs.file-max less fs.file-nr's allocated count, each against " +
+			"the target connection count (-conns).",
+		Fix: "LimitNOFILE= in the systemd unit (or nofile in /etc/security/limits.conf), fs.nr_open first when the new " +
+			"limit exceeds it, fs.file-max in /etc/sysctl.d; the finding prints the lines with 10% headroom.",
 	},
 	{
-		ID: "SD602", Name: "accept-backlog", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD602", Name: "accept-backlog", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "accept backlog too short for connection bursts",
-		Explanation: "net.core.somaxconn caps every listen backlog (Go asks for it) and tcp_max_syn_backlog caps half-open " +
-			"connections; bursts beyond are dropped and retried after a second.",
-		Detection: "net.core.somaxconn and net.ipv4.tcp_max_syn_backlog from /proc/sys.",
-		Fix:       "Raise net.core.somaxconn and net.ipv4.tcp_max_syn_backlog (e.g. 4096 or more).",
+		Explanation: "net.core.somaxconn caps every listen backlog (Go asks for it) and, without syncookies, " +
+			"tcp_max_syn_backlog caps half-open connections; bursts beyond are dropped and the SYNs retried after 1s, 3s, 7s.",
+		Detection: "net.core.somaxconn below 4096 (the default since Linux 5.4) and below the target; a listener of the " +
+			"process whose accept queue (rx_queue of /proc/PID/net/tcp{,6}) holds 90% of somaxconn; tcp_max_syn_backlog " +
+			"below 4096 with tcp_syncookies 0. ListenOverflows of /proc/net/netstat is shown as evidence.",
+		Fix: "Raise net.core.somaxconn (and tcp_max_syn_backlog, keep tcp_syncookies 1), restart the server so Go " +
+			"listens with the new value, and accept in a loop that does nothing else.",
 	},
 	{
-		ID: "SD603", Name: "ephemeral-ports", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD603", Name: "ephemeral-ports", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "ephemeral port range too small for outgoing connections",
 		Explanation: "Each outgoing connection to one destination uses a local port from ip_local_port_range; connections " +
-			"in TIME_WAIT hold theirs for 60s.",
-		Detection: "net.ipv4.ip_local_port_range size against the target outgoing connection count.",
-		Fix:       "Widen ip_local_port_range, reuse connections (keep-alive, pools), or spread over more source addresses.",
+			"in TIME_WAIT hold theirs for 60s, and tcp_tw_reuse other than 1 reuses them only towards loopback.",
+		Detection: "With -dial (or when the process's own outgoing connections hold half the range), the range's size " +
+			"times the destinations (-dests) against the target.",
+		Fix: "Widen ip_local_port_range (1024 65535), set tcp_tw_reuse = 1, reuse connections (keep-alive, pools), or " +
+			"spread over more source addresses or destinations.",
 	},
 	{
-		ID: "SD604", Name: "conntrack-table", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD604", Name: "conntrack-table", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "conntrack table near its maximum",
 		Explanation: "With netfilter connection tracking loaded, every connection takes a table entry; when the table is " +
 			"full new packets are dropped ('nf_conntrack: table full').",
-		Detection: "net.netfilter.nf_conntrack_count against nf_conntrack_max.",
-		Fix:       "Raise nf_conntrack_max (and the hash size), or exempt the traffic from tracking.",
+		Detection: "nf_conntrack_max less nf_conntrack_count against the target; or, whatever the target, 80% of the " +
+			"table in use now. Quiet when the conntrack module is not loaded (no files).",
+		Fix: "Raise net.netfilter.nf_conntrack_max, or exempt the server's port from tracking (raw table, CT --notrack).",
 	},
 	{
-		ID: "SD605", Name: "harmful-sysctl", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD605", Name: "harmful-sysctl", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "obsolete or harmful kernel settings",
 		Explanation: "Some widely copied tunings break things: tcp_tw_recycle (removed in Linux 4.12) dropped connections " +
-			"behind NAT.",
-		Detection: "Known harmful values in /proc/sys.",
-		Fix:       "Remove the setting from sysctl.conf.",
+			"from clients behind NAT; tcp_timestamps = 0 makes tcp_tw_reuse a no-op and loses PAWS.",
+		Detection: "net.ipv4.tcp_tw_recycle present and not 0; net.ipv4.tcp_timestamps 0 when the process dials or " +
+			"tcp_tw_reuse is 1.",
+		Fix: "Remove the setting from /etc/sysctl.conf and /etc/sysctl.d, and set it back at run time.",
 	},
 	{
-		ID: "SD606", Name: "epoll-watches", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD606", Name: "epoll-watches", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "epoll max_user_watches below the connections wanted",
 		Explanation: "Go's netpoller registers every connection with epoll; fs.epoll.max_user_watches caps the watches " +
-			"per user.",
+			"per user, over all of the user's processes (the kernel sizes it at 4% of low memory).",
 		Detection: "fs.epoll.max_user_watches against the target connection count.",
-		Fix:       "Raise fs.epoll.max_user_watches.",
+		Fix:       "Raise fs.epoll.max_user_watches in /etc/sysctl.d.",
 	},
 	{
-		ID: "SD607", Name: "memory-per-connection", Severity: Info, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD607", Name: "memory-per-connection", Severity: Info, Sources: []Source{SourceHost}, Status: Implemented,
 		Title: "memory per connection sets the connection ceiling",
 		Explanation: "A goroutine per connection costs at least its stack (2 KiB, growing), buffers and kernel socket " +
-			"memory; memory divided by that is the real ceiling.",
-		Detection: "Memory available against a per-connection estimate (goroutine stack, read/write buffers, tcp_rmem/tcp_wmem).",
-		Fix:       "Shrink per-connection buffers, or move idle connections off dedicated goroutines.",
+			"memory (about 4 KiB that no Go metric shows); memory divided by that is the real ceiling.",
+		Detection: "The memory available (the tightest cgroup level's limit less its usage, else MemAvailable) divided by " +
+			"the memory per connection: measured by the probe (-probe, -model), given (-bytes-per-conn), or assumed " +
+			"(then info only). Also tcp_mem's hard limit in pages against connections each holding a page at once " +
+			"(info), and TCP buffers in /proc/net/sockstat at or above tcp_mem's pressure mark now (warning).",
+		Fix: "Shrink per-connection buffers and goroutines (pooled bufio, an event loop for idle connections), give the " +
+			"server more memory, raise tcp_mem; set GOMEMLIMIT under a cgroup limit.",
 	},
 	{
-		ID: "SD608", Name: "connection-leak", Severity: Warning, Sources: []Source{SourceHost}, Status: Planned,
+		ID: "SD608", Name: "connection-leak", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
 		Title:       "sockets pile up in CLOSE_WAIT or descriptors keep growing",
 		Explanation: "CLOSE_WAIT means the peer closed and the program never did: a missing Close, often a response body.",
-		Detection:   "Sockets in CLOSE_WAIT for the process, and its descriptor count over time.",
-		Fix:         "Close connections and response bodies on every path (defer resp.Body.Close()).",
+		Detection: "The process's sockets by state from /proc/PID/net/tcp{,6} joined with /proc/PID/fd: 32 or more in " +
+			"CLOSE_WAIT at once, or with -watch 8 or more that stay in CLOSE_WAIT for the whole watch, reported with the " +
+			"local port that holds most; and descriptors that grow by at least 20 and 10% over the watch, rising in " +
+			"three steps of four and ending at their peak.",
+		Fix: "Close connections and response bodies on every path (defer resp.Body.Close()).",
 	},
 }

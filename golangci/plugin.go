@@ -68,21 +68,32 @@ func New(settings any) (register.LinterPlugin, error) {
 	return &Plugin{analyzers: as}, nil
 }
 
-// labelled returns a copy of a that drops diagnostics whose Category (the
-// rule ID) is in off and starts every other message with the rule ID:
-// golangci-lint prints the analyzer's name and the message but not the
-// category, and the ID is what `schedoctor rules` and docs/rules look up
-// ("worker.go:18:3: busyselect: SD101 loop spins a core ... (schedoctor)").
+// labelled returns a copy of a that drops diagnostics whose rule (the
+// Category's rule ID) is in off and starts every other message with the
+// rule ID, and with the finding's severity when the analyzer computed one
+// that differs from the catalog's: golangci-lint prints the analyzer's
+// name and the message but neither the category nor a severity of the
+// analyzer's ("worker.go:18:3: busyselect: SD101 loop spins a core ...
+// (schedoctor)", "raft.go:9:3: timerloop: SD104 (info) time.After ...").
+// The ID is what `schedoctor rules` and docs/rules look up; the "(info)"
+// is what a severity rule of .golangci.yml can match with a text pattern.
 func labelled(a *analysis.Analyzer, off map[string]bool) *analysis.Analyzer {
 	w := *a
 	w.Run = func(pass *analysis.Pass) (any, error) {
 		p := *pass
 		p.Report = func(d analysis.Diagnostic) {
-			if off[d.Category] {
+			rule, sev, explicit := lint.SplitCategory(d.Category)
+			if off[rule] {
 				return
 			}
-			if d.Category != "" && !strings.HasPrefix(d.Message, d.Category+" ") {
-				d.Message = d.Category + " " + d.Message
+			if rule != "" {
+				prefix := rule + " "
+				if explicit {
+					prefix = rule + " (" + sev.String() + ") "
+				}
+				if !strings.HasPrefix(d.Message, prefix) {
+					d.Message = prefix + d.Message
+				}
 			}
 			pass.Report(d)
 		}

@@ -2,16 +2,16 @@ package goroutines
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	pprof "github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // Format is how a dump was written.
@@ -31,9 +31,26 @@ const (
 
 // Defaults of ReadOptions.
 const (
-	DefaultMaxBytes      = 256 << 20 // a debug=2 dump of 100k goroutines is about 200 MB
-	DefaultMaxLine       = 64 << 10  // frames print at most 10 words of arguments
-	DefaultMaxGoroutines = 1_000_000 // a million records: more than any service's dump we know of
+	DefaultMaxBytes = 256 << 20 // a debug=2 dump of 100k goroutines is about 200 MB
+	DefaultMaxLine  = 64 << 10  // frames print at most 10 words of arguments
+	// DefaultMaxGoroutines: half a million records. A debug=2 dump within
+	// DefaultMaxBytes holds about 130k goroutines (2 KB each); debug=1 and
+	// proto hold one record per distinct stack, far fewer.
+	DefaultMaxGoroutines = 500_000
+	// DefaultMaxFrames bounds the frames kept over all records: each costs
+	// about 40 bytes, so 4 million are 160 MB. 100k goroutines of 20
+	// frames (a 200 MB debug=2 dump) hold 2 million.
+	DefaultMaxFrames = 4_000_000
+	// maxDepth is the deepest stack kept per record: the runtime prints at
+	// most 100 frames of a traceback (then "...additional frames
+	// elided...") and profiles record at most 128; deeper is not Go's.
+	maxDepth = 1024
+	// maxCount caps one record's goroutine count (debug=1, proto): an
+	// int32 is more goroutines than a machine can hold.
+	maxCount = 1<<31 - 1
+	// maxLocations bounds the locations (and functions, mappings,
+	// strings) of a proto profile, as the profile package does.
+	maxLocations = 250_000
 )
 
 // ReadOptions bound what Read accepts. The zero value gives the defaults.
@@ -41,6 +58,53 @@ type ReadOptions struct {
 	MaxBytes      int64 // largest input, compressed or not; 0 means DefaultMaxBytes
 	MaxLine       int   // longer text lines are skipped and counted; 0 means DefaultMaxLine
 	MaxGoroutines int   // records past this are dropped (Dump.Truncated); 0 means DefaultMaxGoroutines
+	// MaxFrames bounds the frames kept over all records; past it, records
+	// keep no more frames (Dump.Truncated). 0 means DefaultMaxFrames. A
+	// proto profile claiming more location references is refused before
+	// it is parsed.
+	MaxFrames int
+}
+
+func (o ReadOptions) maxFrames() int {
+	if o.MaxFrames > 0 {
+		return o.MaxFrames
+	}
+	return DefaultMaxFrames
+}
+
+// frameBudget hands out frames up to the dump's bound and interns the
+// function and file names, which repeat across records: a dump of 100k
+// goroutines names a few hundred functions.
+type frameBudget struct {
+	left    int
+	names   map[string]string
+	dropped int // frames not kept: over the budget or over maxDepth
+}
+
+func newFrameBudget(opt ReadOptions) *frameBudget {
+	return &frameBudget{left: opt.maxFrames(), names: map[string]string{}}
+}
+
+func (b *frameBudget) intern(s string) string {
+	if v, ok := b.names[s]; ok {
+		return v
+	}
+	if len(b.names) < 1<<20 {
+		s = strings.Clone(s) // do not keep the whole line alive
+		b.names[s] = s
+	}
+	return s
+}
+
+// add appends f to stack if the budget and the depth allow.
+func (b *frameBudget) add(stack []Frame, f Frame) []Frame {
+	if b.left <= 0 || len(stack) >= maxDepth {
+		b.dropped++
+		return stack
+	}
+	b.left--
+	f.Func, f.File = b.intern(f.Func), b.intern(f.File)
+	return append(stack, f)
 }
 
 func (o ReadOptions) maxBytes() int64 {
@@ -106,6 +170,10 @@ type Goroutine struct {
 }
 
 // Dump is one goroutine dump or leak profile.
+//
+// Reading is bounded (ReadOptions): records past MaxGoroutines and frames
+// past MaxFrames (or deeper than 1024 in one stack) are dropped and
+// Truncated is set; malformed lines and records are skipped and counted.
 type Dump struct {
 	Name    string
 	Format  Format
@@ -118,7 +186,10 @@ type Dump struct {
 	// Declared is the total its header announces (debug=1), or -1.
 	Total, Declared int
 	Skipped         int  // malformed lines or records skipped
-	Truncated       bool // MaxGoroutines reached: later records were dropped
+	Truncated       bool // MaxGoroutines or MaxFrames reached: later records or frames were dropped
+	// DroppedFrames counts the frames not kept (over MaxFrames, or deeper
+	// than a Go stack can be).
+	DroppedFrames int
 }
 
 // HasIDs, HasWaits and HasCreators tell what the format gives.
@@ -126,9 +197,11 @@ func (d *Dump) HasIDs() bool      { return d.Format == FormatDebug2 }
 func (d *Dump) HasWaits() bool    { return d.Format == FormatDebug2 }
 func (d *Dump) HasCreators() bool { return d.Format == FormatDebug2 }
 
-// ReadFile reads the dump in the named file.
+// ReadFile reads the dump in the named file. Anything but a regular file
+// (a FIFO would block, /dev/zero never ends) is refused at once: give "-"
+// to read a pipe through Read.
 func ReadFile(name string, opt ReadOptions) (*Dump, error) {
-	f, err := os.Open(name)
+	f, _, err := sysread.Open("", name)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
@@ -142,11 +215,11 @@ func ReadFile(name string, opt ReadOptions) (*Dump, error) {
 // URL) is used in errors.
 func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
 	limit := opt.maxBytes()
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, truncated, err := sysread.Reader(r, name, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading: %w", name, err)
 	}
-	if int64(len(data)) > limit {
+	if truncated {
 		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise it with -max-bytes)", name, limit)
 	}
 	return Parse(name, data, opt)
@@ -158,17 +231,13 @@ func Parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotDump)
 	}
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip header: %w", name, err)
-		}
 		limit := opt.maxBytes()
-		raw, err := io.ReadAll(io.LimitReader(zr, limit+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip data: %w", name, err)
+		raw, err := sysread.Gunzip(data, limit)
+		if errors.Is(err, sysread.ErrTooLarge) {
+			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes (raise it with -max-bytes)", name, limit)
 		}
-		if int64(len(raw)) > limit {
-			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes", name, limit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		data = raw
 	}
@@ -235,6 +304,11 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	d := &Dump{Name: name, Format: FormatDebug2, Profile: ProfileGoroutine, Declared: -1}
 	ls := &lines{data: data, max: opt.maxLine()}
 	maxG := opt.maxGoroutines()
+	fb := newFrameBudget(opt)
+	// One allocation for the records: a dump of 100k goroutines would
+	// otherwise cost several times its records in regrown slices.
+	d.Goroutines = make([]Goroutine, 0, min(bytes.Count(data, []byte("\ngoroutine "))+1, maxG))
+	var slot Goroutine // the record being read; cur points to it
 	var cur *Goroutine
 	var pending *Frame // a function line waiting for its file line
 	var pendingCreator bool
@@ -254,7 +328,7 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 		}
 		cur = nil
 	}
-	for {
+	for !d.Truncated { // past MaxGoroutines the rest is not read
 		line, ok := ls.next()
 		if !ok {
 			break
@@ -269,7 +343,9 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 				d.Skipped++
 				continue
 			}
-			cur = &g
+			g.State = fb.intern(g.State) // not a slice of the whole header line
+			slot = g
+			cur = &slot
 		case cur == nil:
 			// Text between records (a panic message, "[signal ...]", log
 			// lines around a SIGQUIT dump): not ours.
@@ -287,9 +363,10 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 			}
 			pending.File, pending.Line = file, ln
 			if pendingCreator {
+				pending.Func, pending.File = fb.intern(pending.Func), fb.intern(pending.File)
 				cur.CreatedBy = pending
 			} else {
-				cur.Stack = append(cur.Stack, *pending)
+				cur.Stack = fb.add(cur.Stack, *pending)
 			}
 			pending = nil
 		case line == "...additional frames elided...":
@@ -316,11 +393,19 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	}
 	flush()
 	d.Skipped += ls.tooLong
+	d.noteDropped(fb)
 	if len(d.Goroutines) == 0 {
 		return nil, fmt.Errorf("%s: no goroutine record could be read (%d lines skipped): %w", name, d.Skipped, ErrNotDump)
 	}
 	markLeakDump(d)
 	return d, nil
+}
+
+func (d *Dump) noteDropped(fb *frameBudget) {
+	if fb.dropped > 0 {
+		d.DroppedFrames = fb.dropped
+		d.Truncated = true
+	}
 }
 
 // markLeakDump names a debug=2 dump with "(leaked)" goroutines as what it
@@ -439,13 +524,15 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	d := &Dump{Name: name, Format: FormatDebug1, Profile: ProfileGoroutine, Declared: -1}
 	ls := &lines{data: data, max: opt.maxLine()}
 	maxG := opt.maxGoroutines()
+	fb := newFrameBudget(opt)
+	var slot Goroutine
 	header, _ := ls.next()
 	header = strings.TrimSpace(header)
 	if strings.HasPrefix(header, "goroutineleak ") {
 		d.Profile = ProfileGoroutineLeak
 	}
 	if _, n, ok := strings.Cut(header, "total "); ok {
-		if v, err := strconv.Atoi(n); err == nil {
+		if v, err := strconv.Atoi(n); err == nil && v >= 0 {
 			d.Declared = v
 		}
 	}
@@ -463,7 +550,7 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 		}
 		cur = nil
 	}
-	for {
+	for !d.Truncated { // past MaxGoroutines the rest is not read
 		line, ok := ls.next()
 		if !ok {
 			break
@@ -488,7 +575,7 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 				d.Skipped++
 				continue
 			}
-			cur.Stack = append(cur.Stack, Frame{Func: fn, File: file, Line: ln})
+			cur.Stack = fb.add(cur.Stack, Frame{Func: fn, File: file, Line: ln})
 		default:
 			flush()
 			cnt, _, ok := strings.Cut(line, " @ ")
@@ -497,7 +584,8 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 				d.Skipped++
 				continue
 			}
-			cur = &Goroutine{Count: n}
+			slot = Goroutine{Count: min(n, maxCount)}
+			cur = &slot
 			if d.Profile == ProfileGoroutineLeak {
 				cur.Leaked = true
 			}
@@ -505,6 +593,7 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	}
 	flush()
 	d.Skipped += ls.tooLong
+	d.noteDropped(fb)
 	if len(d.Goroutines) == 0 && d.Declared != 0 {
 		return nil, fmt.Errorf("%s: no stack could be read (%d lines skipped): %w", name, d.Skipped, ErrNotDump)
 	}
@@ -513,6 +602,23 @@ func parseDebug1(name string, data []byte, opt ReadOptions) (*Dump, error) {
 
 // parseProto reads the protobuf goroutine or goroutineleak profile.
 func parseProto(name string, data []byte, opt ReadOptions) (*Dump, error) {
+	// Count the records before pprof parses them: it allocates for every
+	// record a profile claims, so a small crafted file could cost gigabytes.
+	counts, err := sysread.CountProto(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a pprof profile (%v): %w", name, err, ErrNotDump)
+	}
+	if counts.Frames > opt.maxFrames() {
+		return nil, fmt.Errorf("%s: %d stack frames, over the limit of %d", name, counts.Frames, opt.maxFrames())
+	}
+	// Samples past MaxGoroutines are dropped after parsing (Truncated);
+	// far past it, parsing them at all is the cost to refuse.
+	if limit := 4 * opt.maxGoroutines(); counts.Samples > limit {
+		return nil, fmt.Errorf("%s: %d samples, over the limit of %d (four times the goroutine records allowed)", name, counts.Samples, limit)
+	}
+	if n := counts.Max(); n > maxLocations {
+		return nil, fmt.Errorf("%s: %d locations, functions, mappings or strings, over the limit of %d: a goroutine profile names some thousands", name, n, maxLocations)
+	}
 	p, err := pprof.ParseUncompressed(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a pprof profile (%v): %w", name, err, ErrNotDump)
@@ -534,6 +640,8 @@ func parseProto(name string, data []byte, opt ReadOptions) (*Dump, error) {
 		d.Time = time.Unix(0, p.TimeNanos).UTC()
 	}
 	maxG := opt.maxGoroutines()
+	fb := newFrameBudget(opt)
+	d.Goroutines = make([]Goroutine, 0, min(len(p.Sample), maxG))
 	for _, s := range p.Sample {
 		if len(s.Value) != 1 || s.Value[0] <= 0 {
 			d.Skipped++
@@ -543,20 +651,21 @@ func parseProto(name string, data []byte, opt ReadOptions) (*Dump, error) {
 			d.Truncated = true
 			break
 		}
-		g := Goroutine{Count: int(min(s.Value[0], 1<<31-1)), Leaked: d.Profile == ProfileGoroutineLeak}
+		g := Goroutine{Count: int(min(s.Value[0], maxCount)), Leaked: d.Profile == ProfileGoroutineLeak}
 		for _, loc := range s.Location {
 			// Line[0] is the innermost of the inlined calls at this PC.
 			for _, ln := range loc.Line {
 				if ln.Function == nil {
 					continue
 				}
-				g.Stack = append(g.Stack, Frame{Func: ln.Function.Name, File: ln.Function.Filename, Line: int(ln.Line)})
+				g.Stack = fb.add(g.Stack, Frame{Func: ln.Function.Name, File: ln.Function.Filename, Line: int(max(ln.Line, 0))})
 			}
 		}
 		inferState(&g)
 		d.Goroutines = append(d.Goroutines, g)
 		d.Total += g.Count
 	}
+	d.noteDropped(fb)
 	return d, nil
 }
 

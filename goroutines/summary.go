@@ -5,8 +5,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // Summary is the JSON "summary" of the goroutines source.
@@ -120,28 +121,38 @@ func (a *analysis) summary(dumps []*Dump, start, end *Dump, endGroups []*Group) 
 	return s
 }
 
-// WriteText prints the inputs and the largest groups.
-func (s *Summary) WriteText(w io.Writer) error {
+// WriteText prints the inputs and the largest groups, in 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the inputs and the largest groups within width
+// columns (0: one line per group however wide): sentences are wrapped, and
+// a table too wide puts each group's creator on a line under it. Names,
+// states and files come from the dump: they are escaped (textsafe).
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
+	q := textsafe.String
+	line := func(format string, args ...any) {
+		b.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf(format, args...), width))
+	}
 	for _, d := range s.Dumps {
-		fmt.Fprintf(&b, "%s: %s %s, %d goroutines in %d records", d.Name, d.Profile, d.Format, d.Goroutines, d.Records)
+		text := fmt.Sprintf("%s: %s %s, %d goroutines in %d records", q(d.Name), q(string(d.Profile)), q(string(d.Format)), d.Goroutines, d.Records)
 		if d.Leaked > 0 {
-			fmt.Fprintf(&b, ", %d leaked", d.Leaked)
+			text += fmt.Sprintf(", %d leaked", d.Leaked)
 		}
 		if d.Skipped > 0 {
-			fmt.Fprintf(&b, ", %d malformed lines skipped", d.Skipped)
+			text += fmt.Sprintf(", %d malformed lines skipped", d.Skipped)
 		}
 		if d.Truncated {
-			b.WriteString(", truncated at the goroutine cap")
+			text += ", truncated at the goroutine cap"
 		}
-		b.WriteString("\n")
+		line("%s", text)
 	}
 	if s.BetweenSeconds > 0 {
-		fmt.Fprintf(&b, "%s between the dumps\n", fmtSecs(s.BetweenSeconds))
+		line("%s between the dumps", fmtSecs(s.BetweenSeconds))
 	}
-	fmt.Fprintf(&b, "leak methods: %s (window %s, at least %d goroutines)\n", strings.Join(s.Methods, ", "), fmtSecs(s.WindowSeconds), s.MinGroup)
+	line("leak methods: %s (window %s, at least %d goroutines)", strings.Join(s.Methods, ", "), fmtSecs(s.WindowSeconds), s.MinGroup)
 	for _, bl := range s.Blind {
-		fmt.Fprintf(&b, "cannot see: %s\n", bl)
+		line("cannot see: %s", q(bl))
 	}
 	if _, err := io.WriteString(w, b.String()+"\n"); err != nil {
 		return err
@@ -149,15 +160,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.Groups) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	hasStart := len(s.Groups) > 0 && s.Groups[0].StartCount >= 0
+	tab := &textsafe.Table{Header: []string{"count", "state", "oldest", "waits at", "created at"}, Stack: 3}
 	if hasStart {
-		fmt.Fprintf(tw, "count\tfirst\tstate\toldest\twaits at\tcreated at\n")
-	} else {
-		fmt.Fprintf(tw, "count\tstate\toldest\twaits at\tcreated at\n")
+		tab = &textsafe.Table{Header: []string{"count", "first", "state", "oldest", "waits at", "created at"}, Stack: 4}
 	}
 	for _, g := range s.Groups {
-		state := g.State
+		state := q(g.State)
 		if state == "" {
 			state = "?"
 		} else if g.StateInferred {
@@ -175,12 +184,12 @@ func (s *Summary) WriteText(w io.Writer) error {
 			created = frameText(g.Created)
 		}
 		if hasStart {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", g.Count, g.StartCount, state, oldest, frameText(g.Wait), created)
+			tab.Add(fmt.Sprint(g.Count), fmt.Sprint(g.StartCount), state, oldest, frameText(g.Wait), created)
 		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", g.Count, state, oldest, frameText(g.Wait), created)
+			tab.Add(fmt.Sprint(g.Count), state, oldest, frameText(g.Wait), created)
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tab.Write(w, width); err != nil {
 		return err
 	}
 	if n := s.GroupsTotal - len(s.Groups); n > 0 {
@@ -195,12 +204,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 	return nil
 }
 
+// frameText is a frame for a table cell, its names escaped.
 func frameText(f Frame) string {
 	if f.Func == "" {
 		return "-"
 	}
 	if f.File == "" {
-		return shortFunc(f.Func)
+		return textsafe.String(shortFunc(f.Func))
 	}
-	return fmt.Sprintf("%s:%d %s", filepath.Base(f.File), f.Line, shortFunc(f.Func))
+	return fmt.Sprintf("%s:%d %s", textsafe.String(filepath.Base(f.File)), f.Line, textsafe.String(shortFunc(f.Func)))
 }

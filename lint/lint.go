@@ -6,8 +6,10 @@ package lint
 import (
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint/busyselect"
 	"github.com/schedoctor/schedoctor/lint/goroutinethrottle"
+	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
 	"github.com/schedoctor/schedoctor/lint/sleeppoll"
 	"github.com/schedoctor/schedoctor/lint/spinwait"
 	"github.com/schedoctor/schedoctor/lint/tickerleak"
@@ -17,7 +19,8 @@ import (
 // Analyzers is every schedoctor analyzer, in rule order: SD101 busyselect,
 // SD102 sleeppoll, SD103 goroutinethrottle, SD104 timerloop, SD105
 // tickerleak, SD106 spinwait. Each sets Diagnostic.Category to its rule ID
-// and returns a *evidence.Result.
+// (with a per-finding severity where it differs from the catalog's; see
+// SplitCategory) and returns a *evidence.Result.
 var Analyzers = []*analysis.Analyzer{
 	busyselect.Analyzer,
 	sleeppoll.Analyzer,
@@ -25,4 +28,31 @@ var Analyzers = []*analysis.Analyzer{
 	timerloop.Analyzer,
 	tickerleak.Analyzer,
 	spinwait.Analyzer,
+}
+
+// SplitCategory reads the Diagnostic.Category of a schedoctor analyzer:
+// the rule ID, then the finding's severity. The category is the rule ID
+// alone ("SD104") when the finding has the catalog's severity for the
+// rule, or the rule ID, "/" and the severity ("SD104/info") when the
+// analyzer measured another cost for this finding (a dropped timer that the
+// module's go line lets the runtime collect costs an allocation, not a
+// leak). Category is the field every driver carries: the checker, go vet's
+// -json output, golangci-lint. An unknown rule without a severity is a
+// warning. explicit reports that the category named the severity.
+func SplitCategory(category string) (rule string, sev finding.Severity, explicit bool) {
+	return analysisutil.SplitCategory(category)
+}
+
+// ruleOf is the rule, severity and fix of a diagnostic with category
+// (analyzer's name when the category is empty).
+func ruleOf(category, analyzer string) (string, finding.Severity, string) {
+	rule, sev, _ := SplitCategory(category)
+	if rule == "" {
+		rule = analyzer
+	}
+	fix := ""
+	if r, ok := finding.Lookup(rule); ok {
+		fix = r.Fix
+	}
+	return rule, sev, fix
 }

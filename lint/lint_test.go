@@ -103,7 +103,7 @@ func TestLab(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if d.Category != rule {
+						if got, _, _ := lint.SplitCategory(d.Category); got != rule {
 							t.Errorf("%s: category %q from %s, want %q", pos, d.Category, dep.Analyzer.Name, rule)
 						}
 						got[fmt.Sprintf("%s:%d: %s", filepath.ToSlash(file), pos.Line, rule)] = true

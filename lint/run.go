@@ -39,7 +39,8 @@ type Options struct {
 	// Findings whose fix was applied are not reported.
 	Fix bool
 	// Analyzers to run; nil means Analyzers. Every one must set
-	// Diagnostic.Category to a catalog rule ID.
+	// Diagnostic.Category to a catalog rule ID, optionally followed by
+	// "/" and the finding's severity (see SplitCategory).
 	Analyzers []*analysis.Analyzer
 	// Env is the environment of the go command that loads the packages;
 	// nil means the current process's.
@@ -367,12 +368,7 @@ func (c *collector) add(act *checker.Action) {
 			continue
 		}
 		c.seen[k] = true
-		rule := d.Category
-		if rule == "" {
-			rule = act.Analyzer.Name
-		}
 		f := finding.Finding{
-			Rule:    rule,
 			Message: d.Message,
 			Locations: []finding.Location{{
 				File:   relPath(c.dir, pos.Filename),
@@ -380,11 +376,7 @@ func (c *collector) add(act *checker.Action) {
 				Column: pos.Column,
 			}},
 		}
-		if r, ok := finding.Lookup(rule); ok {
-			f.Severity, f.Fix = r.Severity, r.Fix
-		} else {
-			f.Severity = finding.Warning
-		}
+		f.Rule, f.Severity, f.Fix = ruleOf(d.Category, act.Analyzer.Name)
 		file := c.files[fset.File(d.Pos)]
 		if file != nil {
 			f.Locations[0].Function = enclosingFunc(act.Package.Types, file, d.Pos)

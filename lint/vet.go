@@ -173,20 +173,11 @@ func (c *collector) addVet(fset *token.FileSet, files map[string]*token.File, op
 		return nil // the package and its test variant share the file
 	}
 	c.seen[k] = true
-	rule := d.Category
-	if rule == "" {
-		rule = analyzer
-	}
 	f := finding.Finding{
-		Rule:      rule,
 		Message:   d.Message,
 		Locations: []finding.Location{{File: relPath(c.dir, file), Line: line, Column: col}},
 	}
-	if r, ok := finding.Lookup(rule); ok {
-		f.Severity, f.Fix = r.Severity, r.Fix
-	} else {
-		f.Severity = finding.Warning
-	}
+	f.Rule, f.Severity, f.Fix = ruleOf(d.Category, analyzer)
 	for _, rel := range d.Related {
 		if note, ok := strings.CutPrefix(rel.Message, noteMarker); ok {
 			var n vetNote

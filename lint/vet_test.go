@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 // TestMain lets this test binary serve as go vet's tool, as cmd/schedoctor
@@ -117,5 +119,57 @@ func TestVetFix(t *testing.T) {
 	}
 	if !strings.Contains(got[1], "runtime.Gosched()") {
 		t.Errorf("the fixed file has no runtime.Gosched() call")
+	}
+}
+
+// TestSeverityThroughDrivers: a severity an analyzer computed for one
+// finding (SD104 at info for a timer the go 1.24 runtime collects) reaches
+// the finding through the Diagnostic's Category in both drivers, while a
+// finding at the catalog's severity keeps it.
+func TestSeverityThroughDrivers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go vet")
+	}
+	exe, _ := os.Executable()
+	want := map[int]finding.Severity{19: finding.Info, 28: finding.Warning}
+	for _, vet := range []string{"", exe} {
+		res, err := Run(context.Background(), Options{Dir: "testdata/severity", Patterns: []string{"./..."}, VetTool: vet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]finding.Severity{}
+		for _, f := range res.Findings {
+			if f.Rule != "SD104" {
+				t.Errorf("vettool %q: rule %q (category not split?)", vet, f.Rule)
+			}
+			if f.Fix != finding.MustLookup("SD104").Fix {
+				t.Errorf("vettool %q: line %d: fix %q, want the catalog's", vet, f.Locations[0].Line, f.Fix)
+			}
+			got[f.Locations[0].Line] = f.Severity
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("vettool %q: severities by line %v, want %v", vet, got, want)
+		}
+	}
+}
+
+func TestSplitCategory(t *testing.T) {
+	for _, tc := range []struct {
+		category, rule string
+		sev            finding.Severity
+		explicit       bool
+	}{
+		{"SD104", "SD104", finding.Warning, false},
+		{"SD104/info", "SD104", finding.Info, true},
+		{"SD101/critical", "SD101", finding.Critical, true},
+		{"SD104/bogus", "SD104/bogus", finding.Warning, false}, // not a severity: kept whole
+		{"custom", "custom", finding.Warning, false},
+		{"/info", "/info", finding.Warning, false},
+		{"", "", finding.Warning, false},
+	} {
+		rule, sev, explicit := SplitCategory(tc.category)
+		if rule != tc.rule || sev != tc.sev || explicit != tc.explicit {
+			t.Errorf("SplitCategory(%q) = %q, %v, %v; want %q, %v, %v", tc.category, rule, sev, explicit, tc.rule, tc.sev, tc.explicit)
+		}
 	}
 }

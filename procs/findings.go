@@ -42,6 +42,7 @@ func Findings(s *Summary) []finding.Finding {
 			out = append(out, *f)
 		}
 	}
+	out = keepDecided(s, out)
 	finding.Sort(out)
 	return out
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// the counters once and judges them over the threads' lifetimes. A
 	// sysroot tree is a snapshot, so there the lifetime counters are used.
 	Window time.Duration
+	// MaxFileBytes caps each file read under the sysroot or /proc; a longer
+	// file (a symlink to /dev/zero, a runaway mountinfo) is refused and
+	// named in a warning. 0 means sysread.DefaultMax (4 MiB).
+	MaxFileBytes int64
 }
 
 func (o Options) live() bool { return o.Sysroot == "" || filepath.Clean(o.Sysroot) == "/" }
@@ -66,9 +70,15 @@ type Summary struct {
 	// schedstat; nil without -pid or when it could not be read.
 	CPUWait  *CPUWait `json:"cpu_wait,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
-	// Notes say what could not be told and why (only host-wide pressure).
-	Notes     []string `json:"notes,omitempty"`
+	// Notes say what could not be told and why: host-wide pressure only,
+	// rules left undecided by an unreadable input.
+	Notes []string `json:"notes,omitempty"`
+	// Undecided lists the rules that could not be decided because an input
+	// they depend on was unreadable or malformed (also worded in Notes).
+	// A report with no findings and Undecided rules is not a clean bill.
+	Undecided []Undecided `json:"undecided,omitempty"`
 	available availability
+	gaps      gaps
 	// statusFile is /proc/PID/status, the file that shows the affinity
 	// mask (Cpus_allowed_list) when it was read with sched_getaffinity.
 	statusFile string

@@ -4,32 +4,48 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 	"github.com/schedoctor/schedoctor/procs/gobin"
 )
 
 // reader reads files of the target's view (/proc/..., /sys/...) under a
-// sysroot and collects the problems that do not stop the analysis.
+// sysroot and collects the problems that do not stop the analysis, and the
+// inputs those problems left unknown (gaps), so that a rule that depended
+// on one says it could not decide instead of staying silent.
 type reader struct {
 	root     string
 	live     bool
+	max      int64 // cap on each file read; 0: sysread.DefaultMax
 	warnings []string
 	notes    []string
+	gaps     gaps
+	failed   map[string]bool // paths optional could not read (not missing)
 }
 
-// read returns the contents of p, a path as the target sees it.
+// read returns the contents of p, a path as the target sees it. Every read
+// goes through sysread: a sysroot is untrusted input, and a FIFO or a
+// symlink to /dev/zero in it must give an error at once, not a hang or an
+// endless read.
 func (r *reader) read(p string) ([]byte, error) {
-	return os.ReadFile(r.host(p))
+	return sysread.File(r.sysroot(), p, r.max)
+}
+
+func (r *reader) sysroot() string {
+	if r.live {
+		return "/"
+	}
+	return r.root
 }
 
 // host maps a target path to this machine's path.
@@ -40,17 +56,27 @@ func (r *reader) host(p string) string {
 	return filepath.Join(r.root, filepath.FromSlash(p))
 }
 
-// optional reads p; a missing file is (nil, nil), other errors are warnings.
+// optional reads p; a missing file is nil, other errors are warnings, and
+// the path is remembered as unreadable (a file that exists and cannot be
+// read is an unknown, not an absence).
 func (r *reader) optional(p string) []byte {
 	data, err := r.read(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.warn("reading %s: %v", p, unwrapPath(err))
+			if r.failed == nil {
+				r.failed = map[string]bool{}
+			}
+			r.failed[p] = true
 		}
 		return nil
 	}
 	return data
 }
+
+// unreadable reports whether optional failed on p for another reason than
+// its absence.
+func (r *reader) unreadable(p string) bool { return r.failed[p] }
 
 func (r *reader) warn(format string, args ...any) {
 	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
@@ -74,7 +100,7 @@ var afterStatusHook func()
 // could be read; lesser problems (a malformed file, a missing mount, a
 // non-Go binary) are Summary.Warnings and the rest is still analysed.
 func Inspect(opt Options) (*Summary, error) {
-	r := &reader{root: opt.Sysroot, live: opt.live()}
+	r := &reader{root: opt.Sysroot, live: opt.live(), max: opt.MaxFileBytes}
 	if r.live && runtime.GOOS != "linux" {
 		return nil, ErrNeedsLinux
 	}
@@ -99,6 +125,7 @@ func Inspect(opt Options) (*Summary, error) {
 	status, statusErr := r.read(procDir + "/status")
 	if statusErr != nil {
 		r.warn("reading %s/status: %v", procDir, unwrapPath(statusErr))
+		status = nil
 	} else if name, ok := cgroup.StatusField(status, "Name"); ok && opt.PID != 0 {
 		s.Target.Name = name
 	}
@@ -123,8 +150,11 @@ func Inspect(opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("nothing could be analysed under %s: %s", r.root, strings.Join(r.warnings, "; "))
 	}
 	s.Warnings = r.warnings
+	s.gaps = r.gaps
 	compute(s, opt, r.live)
 	s.Notes = r.notes
+	s.Undecided = undecided(s)
+	s.Notes = append(s.Notes, groupUndecided(s)...)
 	if n := hostPressureNote(s); n != "" {
 		s.Notes = append(s.Notes, n)
 	}
@@ -141,16 +171,19 @@ func (r *reader) readAffinity(s *Summary, pid int, procDir string, status []byte
 		r.warn("sched_getaffinity(%d): %v; using %s/status", pid, err, procDir)
 	}
 	if status == nil {
+		r.gaps.add(gapAffinity, procDir+"/status unreadable")
 		return
 	}
 	v, ok := cgroup.StatusField(status, "Cpus_allowed_list")
 	if !ok {
 		r.warn("%s/status has no Cpus_allowed_list", procDir)
+		r.gaps.add(gapAffinity, procDir+"/status has no Cpus_allowed_list")
 		return
 	}
 	list, err := cgroup.ParseCPUList([]byte(v))
 	if err != nil {
 		r.warn("%s/status: Cpus_allowed_list: %v", procDir, err)
+		r.gaps.add(gapAffinity, procDir+"/status: Cpus_allowed_list malformed")
 		return
 	}
 	s.CPUs.Affinity, s.CPUs.AffinityList, s.CPUs.AffinitySource = len(list), list.String(), procDir+"/status"
@@ -178,22 +211,51 @@ func (r *reader) readCgroups(s *Summary, procDir string) bool {
 	mdata, err := r.read(mountinfo)
 	if err != nil {
 		r.warn("reading %s: %v; cgroups not analysed", mountinfo, unwrapPath(err))
+		r.gaps.add(gapCgroups, mountinfo+" unreadable")
 		return false
 	}
-	mounts, err := cgroup.ParseMountinfo(mdata)
+	// One mangled line must not hide every mount: skip it, name it, and
+	// analyse the rest. If the cgroup cannot then be located, the skipped
+	// lines are why, and the rules that needed it say so.
+	mounts, skippedMounts := cgroup.ParseMountinfoLines(mdata)
+	if len(skippedMounts) > 0 {
+		r.warn("%s: skipped %s", mountinfo, cgroup.Lines(skippedMounts))
+	}
+	cgroupFile := procDir + "/cgroup"
+	cdata, err := r.read(cgroupFile)
 	if err != nil {
-		r.warn("%s: %v; cgroups not analysed", mountinfo, err)
+		r.warn("reading %s: %v; cgroups not analysed", cgroupFile, unwrapPath(err))
+		r.gaps.add(gapCgroups, cgroupFile+" unreadable")
 		return false
 	}
-	cdata, err := r.read(procDir + "/cgroup")
-	if err != nil {
-		r.warn("reading %s/cgroup: %v; cgroups not analysed", procDir, unwrapPath(err))
+	entries, skippedEntries := cgroup.ParseProcCgroupLines(cdata)
+	if len(skippedEntries) > 0 {
+		r.warn("%s: skipped %s", cgroupFile, cgroup.Lines(skippedEntries))
+	}
+	if len(entries) == 0 {
+		r.warn("%s: no cgroup line could be read; cgroups not analysed", cgroupFile)
+		r.gaps.add(gapCgroups, cgroupFile+" has no readable line")
 		return false
 	}
-	entries, err := cgroup.ParseProcCgroup(cdata)
-	if err != nil {
-		r.warn("%s/cgroup: %v; cgroups not analysed", procDir, err)
-		return false
+	// why names the skipped lines, the likely reason a controller's
+	// hierarchy was not found.
+	why := func(err error) string {
+		var parts []string
+		for _, sk := range []struct {
+			n    int
+			file string
+		}{{len(skippedMounts), mountinfo}, {len(skippedEntries), cgroupFile}} {
+			switch {
+			case sk.n == 1:
+				parts = append(parts, "1 malformed line of "+sk.file+" skipped")
+			case sk.n > 1:
+				parts = append(parts, fmt.Sprintf("%d malformed lines of %s skipped", sk.n, sk.file))
+			}
+		}
+		if len(parts) == 0 {
+			return err.Error()
+		}
+		return err.Error() + " (" + strings.Join(parts, ", ") + ")"
 	}
 	s.Cgroup.Version = versionOf(entries)
 
@@ -201,14 +263,15 @@ func (r *reader) readCgroups(s *Summary, procDir string) bool {
 	if dir, err := cgroup.Locate(mounts, entries, "cpu"); err == nil {
 		found = true
 		s.Cgroup.Leaf = dir.Leaf()
-		for _, d := range dir.Levels() {
-			s.Cgroup.Levels = append(s.Cgroup.Levels, r.readLevel(d, dir.Version))
+		for i, d := range dir.Levels() {
+			s.Cgroup.Levels = append(s.Cgroup.Levels, r.readLevel(d, dir.Version, i == 0))
 		}
 		if dir.Version == 2 {
 			r.readPressure(s, dir.Leaf())
 		}
-	} else if !errors.Is(err, cgroup.ErrNoCgroup) {
-		r.warn("%s: %v (mounts from %s); CPU quota not analysed", procDir+"/cgroup", err, mountinfo)
+	} else if !errors.Is(err, cgroup.ErrNoCgroup) || len(skippedEntries) > 0 {
+		r.warn("%s: %v (mounts from %s); CPU quota not analysed", cgroupFile, err, mountinfo)
+		r.gaps.add(gapCgroups, why(err))
 	}
 	if s.Cgroup.Pressure == nil {
 		// Hybrid: the cpu controller is on v1, but PSI lives in the unified
@@ -232,9 +295,15 @@ func (r *reader) readCgroups(s *Summary, procDir string) bool {
 	}
 	if dir, err := cgroup.Locate(mounts, entries, "cpuset"); err == nil {
 		r.readCpuset(s, dir)
+	} else if !errors.Is(err, cgroup.ErrNoCgroup) && (len(skippedMounts) > 0 || len(skippedEntries) > 0) {
+		// Without skipped lines a missing cpuset mount is the host's
+		// layout (v1 hosts often mount no cpuset); with them it may be ours.
+		r.gaps.add(gapCpuset, why(err))
 	}
 	if dir, err := cgroup.Locate(mounts, entries, "memory"); err == nil {
 		r.readMemory(s, dir)
+	} else if !errors.Is(err, cgroup.ErrNoCgroup) && (len(skippedMounts) > 0 || len(skippedEntries) > 0) {
+		r.gaps.add(gapMemory, why(err))
 	}
 	return found
 }
@@ -287,22 +356,41 @@ func unifiedOnly(entries []cgroup.Entry) []cgroup.Entry {
 	return out
 }
 
-func (r *reader) readLevel(dir string, version int) Level {
+// readLevel reads one cgroup level's quota and throttling; leaf is true for
+// the process's own cgroup, whose quota the runtime's default follows.
+func (r *reader) readLevel(dir string, version int, leaf bool) Level {
 	l := Level{Dir: dir}
 	var q cgroup.Quota
 	var err error
+	// quotaGap records that this level's limit is unknown: a file that
+	// exists but could not be read or parsed (a missing file is no limit).
+	quotaGap := func(why string) {
+		r.gaps.add(gapQuota, why)
+		if leaf {
+			r.gaps.add(gapLeafQuota, why)
+		}
+	}
 	if version == 2 {
 		l.QuotaFile = dir + "/cpu.max"
 		data := r.optional(l.QuotaFile)
 		if data == nil {
+			if r.unreadable(l.QuotaFile) {
+				quotaGap(l.QuotaFile + " unreadable")
+			}
 			l.QuotaFile = ""
 		} else {
 			q, err = cgroup.ParseCPUMax(data)
 		}
 	} else {
 		l.QuotaFile = dir + "/cpu.cfs_quota_us"
-		quota, period := r.optional(l.QuotaFile), r.optional(dir+"/cpu.cfs_period_us")
+		periodFile := dir + "/cpu.cfs_period_us"
+		quota, period := r.optional(l.QuotaFile), r.optional(periodFile)
 		if quota == nil || period == nil {
+			for _, f := range []string{l.QuotaFile, periodFile} {
+				if r.unreadable(f) {
+					quotaGap(f + " unreadable")
+				}
+			}
 			l.QuotaFile = ""
 		} else {
 			q, err = cgroup.ParseV1Quota(quota, period)
@@ -311,6 +399,7 @@ func (r *reader) readLevel(dir string, version int) Level {
 	switch {
 	case err != nil:
 		r.warn("%s: %v; this level's limit is ignored", l.QuotaFile, err)
+		quotaGap(l.QuotaFile + " malformed")
 	case l.QuotaFile != "":
 		l.Quota = &q
 		if q.Limited {
@@ -320,18 +409,29 @@ func (r *reader) readLevel(dir string, version int) Level {
 
 	statFile := dir + "/cpu.stat"
 	if data := r.optional(statFile); data != nil {
-		st, err := cgroup.ParseStat(data)
-		if err != nil {
-			r.warn("%s: %v", statFile, err)
-		} else if periods, ok := st["nr_periods"]; ok {
-			t := &Throttling{File: statFile, Periods: periods, Throttled: st["nr_throttled"]}
+		// Lenient: a counter line the kernel writes in a new form must not
+		// hide nr_periods and nr_throttled.
+		st, skipped := cgroup.ParseStatLines(data)
+		if len(skipped) > 0 {
+			r.warn("%s: skipped %s", statFile, cgroup.Lines(skipped))
+		}
+		periods, hasPeriods := st["nr_periods"]
+		throttledN, hasThrottled := st["nr_throttled"]
+		switch {
+		case hasPeriods && hasThrottled:
+			t := &Throttling{File: statFile, Periods: periods, Throttled: throttledN}
 			if us, ok := st["throttled_usec"]; ok {
 				t.ThrottledSeconds = float64(us) / 1e6
 			} else {
 				t.ThrottledSeconds = float64(st["throttled_time"]) / 1e9 // v1: nanoseconds
 			}
 			l.Throttling = t
+		case len(skipped) > 0:
+			// The counters may be on the lines skipped.
+			r.gaps.add(gapThrottling, statFile+": nr_periods or nr_throttled unreadable")
 		}
+	} else if r.unreadable(statFile) {
+		r.gaps.add(gapThrottling, statFile+" unreadable")
 	}
 	return l
 }
@@ -341,13 +441,20 @@ func (r *reader) readPressure(s *Summary, dir string) {
 	if dir == "/proc/pressure" {
 		file = "/proc/pressure/cpu"
 	}
+	own := dir != "/proc/pressure"
 	data := r.optional(file)
 	if data == nil {
+		if own && r.unreadable(file) {
+			r.gaps.add(gapPressure, file+" unreadable")
+		}
 		return
 	}
 	p, err := cgroup.ParsePressure(data)
 	if err != nil {
 		r.warn("%s: %v", file, err)
+		if own {
+			r.gaps.add(gapPressure, file+" malformed")
+		}
 		return
 	}
 	if dir == "/proc/pressure" {
@@ -367,6 +474,7 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 	first, n, err := r.schedstat(procDir)
 	if err != nil {
 		r.warn("%v; the process's own CPU wait is unknown", err)
+		r.gaps.add(gapCPUWait, err.Error())
 		return
 	}
 	w := &CPUWait{Files: procDir + "/task/*/schedstat", Threads: n}
@@ -377,6 +485,7 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 		second, n2, err := r.schedstat(procDir)
 		if err != nil {
 			r.warn("%v; the process's own CPU wait is unknown", err)
+			r.gaps.add(gapCPUWait, err.Error())
 			return
 		}
 		elapsed := time.Since(start).Seconds()
@@ -404,34 +513,46 @@ type schedstats struct {
 	byTID     map[string][2]time.Duration // [on CPU, waiting]
 }
 
+// maxThreads bounds how many threads' schedstat files are read: a real
+// process has at most tens of thousands; a hostile tree's directory of
+// millions must not make procs read millions of files.
+const maxThreads = 1 << 16
+
 func (r *reader) schedstat(procDir string) (schedstats, int, error) {
 	dir := procDir + "/task"
-	ents, err := os.ReadDir(r.host(dir))
+	ents, err := r.listDir(dir, maxThreads)
 	if err != nil {
 		return schedstats{}, 0, fmt.Errorf("reading %s: %v", dir, unwrapPath(err))
 	}
 	st := schedstats{byTID: map[string][2]time.Duration{}}
-	for _, e := range ents {
-		file := dir + "/" + e.Name() + "/schedstat"
+	var bad []string
+	for _, name := range ents {
+		file := dir + "/" + name + "/schedstat"
 		data, err := r.read(file)
 		if err != nil {
-			continue // the thread exited since the directory was listed
-		}
-		f := strings.Fields(string(data))
-		if len(f) != 3 {
-			return schedstats{}, 0, fmt.Errorf("%s: want 3 fields, got %d", file, len(f))
-		}
-		var v [2]time.Duration
-		for i := range 2 {
-			n, err := strconv.ParseInt(f[i], 10, 64)
-			if err != nil || n < 0 {
-				return schedstats{}, 0, fmt.Errorf("%s: field %d %q is not a count of nanoseconds", file, i+1, f[i])
+			if !errors.Is(err, fs.ErrNotExist) {
+				bad = append(bad, fmt.Sprintf("%s: %v", file, unwrapPath(err)))
 			}
-			v[i] = time.Duration(n)
+			continue // or the thread exited since the directory was listed
 		}
-		st.byTID[e.Name()] = v
-		st.run += v[0]
-		st.wait += v[1]
+		run, wait, err := cgroup.ParseSchedstat(data)
+		if err != nil {
+			// One malformed thread is skipped and named; the others still
+			// measure the process.
+			bad = append(bad, fmt.Sprintf("%s: %v", file, err))
+			continue
+		}
+		st.byTID[name] = [2]time.Duration{run, wait}
+		st.run += run
+		st.wait += wait
+	}
+	if len(bad) > 0 {
+		more := ""
+		if len(bad) > 3 {
+			more = fmt.Sprintf(" and %d more", len(bad)-3)
+			bad = bad[:3]
+		}
+		r.warn("skipped %s%s", strings.Join(bad, "; "), more)
 	}
 	if len(st.byTID) == 0 {
 		return schedstats{}, 0, fmt.Errorf("%s: no thread's schedstat could be read", dir)
@@ -439,8 +560,29 @@ func (r *reader) schedstat(procDir string) (schedstats, int, error) {
 	return st, len(st.byTID), nil
 }
 
+// listDir lists at most limit names of the directory p (a target path),
+// warning when there were more.
+func (r *reader) listDir(p string, limit int) ([]string, error) {
+	f, err := sysread.OpenDir(r.sysroot(), p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(limit)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if len(names) == limit {
+		if more, _ := f.Readdirnames(1); len(more) > 0 {
+			r.warn("%s holds more than %d entries; only the first %d were read", p, limit, limit)
+		}
+	}
+	return names, nil
+}
+
 // levelFiles yields each existing file of the cgroup's levels, leaf first:
-// v1name in a v1 hierarchy, v2name in v2.
+// v1name in a v1 hierarchy, v2name in v2. A file that exists but cannot be
+// read is yielded with nil data, so that the caller can count it unknown.
 func (r *reader) levelFiles(dir cgroup.Dir, v1name, v2name string) iter.Seq2[string, []byte] {
 	name := v2name
 	if dir.Version == 1 {
@@ -449,7 +591,11 @@ func (r *reader) levelFiles(dir cgroup.Dir, v1name, v2name string) iter.Seq2[str
 	return func(yield func(string, []byte) bool) {
 		for _, d := range dir.Levels() {
 			file := d + "/" + name
-			if data := r.optional(file); data != nil && !yield(file, data) {
+			data := r.optional(file)
+			if data == nil && !r.unreadable(file) {
+				continue
+			}
+			if !yield(file, data) {
 				return
 			}
 		}
@@ -459,9 +605,14 @@ func (r *reader) levelFiles(dir cgroup.Dir, v1name, v2name string) iter.Seq2[str
 // readCpuset takes the nearest level's effective CPU set.
 func (r *reader) readCpuset(s *Summary, dir cgroup.Dir) {
 	for file, data := range r.levelFiles(dir, "cpuset.effective_cpus", "cpuset.cpus.effective") {
+		if data == nil {
+			r.gaps.add(gapCpuset, file+" unreadable")
+			return
+		}
 		list, err := cgroup.ParseCPUList(data)
 		if err != nil {
 			r.warn("%s: %v", file, err)
+			r.gaps.add(gapCpuset, file+" malformed")
 			return
 		}
 		if len(list) == 0 {
@@ -475,9 +626,14 @@ func (r *reader) readCpuset(s *Summary, dir cgroup.Dir) {
 // readMemory takes the tightest memory limit over the levels.
 func (r *reader) readMemory(s *Summary, dir cgroup.Dir) {
 	for file, data := range r.levelFiles(dir, "memory.limit_in_bytes", "memory.max") {
+		if data == nil {
+			r.gaps.add(gapMemory, file+" unreadable")
+			continue
+		}
 		limit, err := cgroup.ParseMemoryLimit(data)
 		if err != nil {
 			r.warn("%s: %v", file, err)
+			r.gaps.add(gapMemory, file+" malformed")
 			continue
 		}
 		if limit > 0 && (s.Memory == nil || limit < s.Memory.LimitBytes) {
@@ -491,6 +647,7 @@ func (r *reader) readEnv(s *Summary, procDir string) {
 	data, err := r.read(s.Env.File)
 	if err != nil {
 		r.warn("reading %s: %v; GOMAXPROCS, GODEBUG and GOMEMLIMIT unknown", s.Env.File, unwrapPath(err))
+		r.gaps.add(gapEnv, s.Env.File+" unreadable")
 		return
 	}
 	s.Env.Read = true
@@ -535,6 +692,7 @@ func (r *reader) readBinary(s *Summary, opt Options, procDir string) {
 	case err != nil:
 		b.Error = unwrapPath(err).Error()
 		r.warn("reading the binary %s: %v; its Go version is unknown", display, b.Error)
+		r.gaps.add(gapBinary, display+" unreadable")
 		return
 	}
 	b.IsGo, b.Info = true, info

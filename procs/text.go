@@ -4,17 +4,30 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // WriteText prints the summary as the table the text report starts with:
 // what was inspected, the CPU sets, the cgroup chain leaf first, memory, the
 // binary, the environment, then GOMAXPROCS (live or computed, said which)
 // against the CPUs available.
-func (s *Summary) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+//
+// It fits 80 columns: each value is wrapped under its key.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the table within width columns (0: one line per
+// row however wide). Values are word-wrapped under their key, and a path
+// too long for a line is shortened in its middle (-wide and -json have it
+// whole); every string
+// read from the process or the sysroot (its name, paths, environment,
+// errors quoting file contents) is escaped (textsafe): a process chooses
+// its own name and environment.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
+	type kv struct{ key, value string }
+	var rows []kv
 	row := func(key, format string, args ...any) {
-		fmt.Fprintf(tw, "%s\t%s\n", key, fmt.Sprintf(format, args...))
+		rows = append(rows, kv{key, textsafe.String(fmt.Sprintf(format, args...))})
 	}
 
 	target := "the current process's context"
@@ -109,7 +122,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		row(key, "%s", n)
 	}
-	return tw.Flush()
+	kw := 0
+	for _, r := range rows {
+		kw = max(kw, textsafe.Width(r.key))
+	}
+	kw += 2
+	var b strings.Builder
+	for _, r := range rows {
+		key := r.key + strings.Repeat(" ", kw-textsafe.Width(r.key))
+		b.WriteString(textsafe.WrapFit(key, strings.Repeat(" ", kw+2), r.value, width))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func orNone(s string) string {

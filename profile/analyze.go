@@ -11,6 +11,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/profile/classify"
 )
 
@@ -87,6 +89,9 @@ type Summary struct {
 	ForcedGCShare      float64  `json:"forced_gc_share"`
 	ForcedGCBy         []Driver `json:"forced_gc_by,omitempty"`
 	ForcedGCYieldShare float64  `json:"forced_gc_yield_share"`
+	// Flame is the HTML report's flame graph of the classified samples
+	// (viz.go); not in the JSON, where -o writes the classified profile.
+	Flame *viz.Flame `json:"-"`
 }
 
 // Cause is one row of the cause table.
@@ -178,11 +183,18 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 		if err := checkCPU(p); err != nil {
 			return nil, fmt.Errorf("profile %d: %w", i+1, err)
 		}
+		if err := checkNumbers(p); err != nil {
+			return nil, fmt.Errorf("profile %d: %w", i+1, err)
+		}
 	}
 	merged := profiles[0]
 	if len(profiles) > 1 {
 		var err error
 		if merged, err = profile.Merge(profiles); err != nil {
+			return nil, fmt.Errorf("merging the profiles: %w", err)
+		}
+		// Each profile's sums fit; their sum may not.
+		if err := checkNumbers(merged); err != nil {
 			return nil, fmt.Errorf("merging the profiles: %w", err)
 		}
 	}
@@ -204,6 +216,7 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
+	a.sum.Flame = a.flameOf()
 	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: classes}, nil
 }
 
@@ -463,8 +476,15 @@ func (s *Summary) row(cause classify.Cause) Cause {
 // Share returns the % of CPU time spent on cause.
 func (s *Summary) Share(cause classify.Cause) float64 { return s.row(cause).Share }
 
-// WriteText prints the cause table: share, cores and the top user line.
-func (s *Summary) WriteText(w io.Writer) error {
+// WriteText prints the cause table: share, cores and the top user line,
+// in 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the cause table within width columns (0: one line
+// per cause): a long WHERE wraps under itself. Function and file names are
+// the profile's: escaped (textsafe) so that a crafted profile cannot write
+// to the terminal.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d profile(s), %.1fs, %.2fs CPU (%.2f cores), %d samples\n\n", s.Profiles, s.DurationSeconds,
 		s.CPUSeconds, s.Cores, s.Samples)
@@ -479,10 +499,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 		default:
 			where = "no user frames"
 		}
-		fmt.Fprintf(&b, "  %-13s %5.1f%% %6.3f  %s\n", c.Cause, c.Share, c.Cores, where)
+		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 32), where, width))
 	}
 	if s.Thin != "" {
-		fmt.Fprintf(&b, "\nTHIN EVIDENCE: %s\n", s.Thin)
+		b.WriteString("\n" + textsafe.Wrap("THIN EVIDENCE: ", "  ", textsafe.String(s.Thin), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -495,5 +515,5 @@ func shortLine(u UserLine) string {
 			file = file[j+1:]
 		}
 	}
-	return fmt.Sprintf("%s:%d (%s) %.0f%%", file, u.Line, u.Function, u.Share)
+	return fmt.Sprintf("%s:%d (%s) %.0f%%", textsafe.String(file), u.Line, textsafe.String(u.Function), u.Share)
 }

@@ -23,9 +23,14 @@
 // idle process can show "futex 50%" of almost nothing.
 //
 // Errors name the input and say what is wrong; errors.Is tells ErrNotCPU
-// (a heap, goroutine, mutex or block profile), ErrEmpty (no samples) and
-// ErrNoRuntime (no Go runtime frame: not a Go program, or not symbolized).
-// Nothing in the package panics on its input (FuzzClassify).
+// (a heap, goroutine, mutex or block profile), ErrEmpty (no samples),
+// ErrNoRuntime (no Go runtime frame: not a Go program, or not symbolized),
+// ErrLimit (over one of the Limits: bytes, samples, frames, locations, gzip
+// ratio; a *LimitError names it), ErrBadNumbers (negative or overflowing
+// values, an impossible duration) and ErrNotRegular (a FIFO or device).
+// Reading stops at the first limit passed, so memory and time are bounded
+// by the limits, not by the input. Nothing in the package panics on its
+// input (FuzzClassify, FuzzReadLimits).
 //
 // Functions are safe for concurrent use; a Result is read-only once
 // returned.

@@ -1,15 +1,17 @@
 package profile
 
 import (
-	"bytes"
+	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +19,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// MaxSize is the largest profile Read and Fetch accept, compressed or not:
-// a CPU profile of an hour of a busy server is a few MB.
+// MaxSize was the one size cap of Read and Fetch; Limits.MaxBytes
+// (DefaultMaxBytes) replaces it. Kept for callers that size buffers by it.
 const MaxSize = 256 << 20
 
 // ErrEmpty is wrapped by the error for a CPU profile without samples.
@@ -28,61 +30,170 @@ var ErrEmpty = errors.New("empty CPU profile")
 // goroutine, mutex, block).
 var ErrNotCPU = errors.New("not a CPU profile")
 
-// Read parses one profile (gzip-compressed or not) from r; name (a file
-// name, "-" for stdin, or a URL) is used in errors. It checks that the
-// profile is a CPU profile with samples.
+// ErrNotRegular is wrapped when ReadFile is given a FIFO, a device, a
+// directory or a socket: reading one could block forever or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Read parses one profile (gzip-compressed or not) from r with the default
+// Limits; name (a file name, "-" for stdin, or a URL) is used in errors. It
+// checks that the profile is a CPU profile with samples and sane numbers.
 func Read(name string, r io.Reader) (*profile.Profile, error) {
-	return readLimited(name, r, MaxSize)
+	return ReadLimited(name, r, Limits{})
 }
 
-// ReadFile reads the CPU profile in the named file.
-func ReadFile(name string) (*profile.Profile, error) {
-	f, err := os.Open(name)
+// ReadLimited is Read with limits: it stops reading as soon as the input
+// passes one of them (the error wraps ErrLimit and is a *LimitError), so
+// memory and time stay bounded by the limits, not by the input.
+func ReadLimited(name string, r io.Reader, lim Limits) (*profile.Profile, error) {
+	lim, err := lim.withDefaults()
 	if err != nil {
-		return nil, err // *PathError names the file
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	defer f.Close()
-	return Read(name, f)
-}
-
-func readLimited(name string, r io.Reader, limit int64) (*profile.Profile, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readData(r, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes; not a CPU profile?", name, limit)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return parse(name, data)
 }
 
-func parse(name string, data []byte) (*profile.Profile, error) {
-	if len(data) == 0 {
-		return nil, fmt.Errorf("%s: empty file; give a CPU profile (pprof format)", name)
+// ReadFile reads the CPU profile in the named file with the default Limits.
+func ReadFile(name string) (*profile.Profile, error) {
+	return ReadFileLimited(name, Limits{})
+}
+
+// ReadFileLimited reads the CPU profile in the named file. Anything but a
+// regular file (a FIFO would block, /dev/zero never ends) is refused before
+// it is opened for reading.
+func ReadFileLimited(name string, lim Limits) (*profile.Profile, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err // *PathError names the file
 	}
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s); give a CPU profile file, or - to read stdin", name, ErrNotRegular, fileKind(st.Mode()))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The path may have been replaced between Stat and Open.
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, fileKind(st.Mode()))
+	}
+	return ReadLimited(name, f, lim)
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
+// countingReader counts the compressed bytes the gzip reader consumed.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// readData reads the protobuf bytes of a profile, decompressing gzip, and
+// checks the limits and the top-level structure as the bytes arrive.
+func readData(r io.Reader, lim Limits) ([]byte, error) {
+	br := bufio.NewReader(r)
+	head, err := br.Peek(2)
+	if len(head) == 0 {
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("reading: %w", err)
+		}
+		return nil, errors.New("empty file; give a CPU profile (pprof format)")
+	}
+	in := &countingReader{r: br}
+	src := io.Reader(in)
+	gzipped := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+	if gzipped {
 		// Decompress ourselves so that a truncated file says so instead
 		// of pprof's generic "unrecognized profile format".
-		zr, err := gzip.NewReader(bytes.NewReader(data))
+		zr, err := gzip.NewReader(in)
 		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip header: %w", name, err)
+			return nil, fmt.Errorf("bad gzip header: %w", err)
 		}
-		raw, err := io.ReadAll(io.LimitReader(zr, MaxSize+1))
-		if err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%s: truncated gzip data (the file was cut short)", name)
+		src = zr
+	}
+	sc := scanner{lim: lim}
+	buf := make([]byte, 0, 64<<10)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(cap(buf), int(lim.MaxBytes)+1-len(buf)))
+		}
+		n, rerr := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > lim.MaxBytes || in.n > lim.MaxBytes {
+			what := "decompressed bytes"
+			if !gzipped {
+				what = "bytes"
+			} else if in.n > lim.MaxBytes {
+				what = "compressed bytes"
 			}
-			return nil, fmt.Errorf("%s: bad gzip data: %w", name, err)
+			return nil, &LimitError{Limit: "bytes", Value: float64(max(int64(len(buf)), in.n)), Max: float64(lim.MaxBytes), What: what}
 		}
-		if len(raw) > MaxSize {
-			return nil, fmt.Errorf("%s: uncompresses to more than %d MB", name, MaxSize>>20)
+		if gzipped && len(buf) > gzipRatioFloor && in.n > 0 {
+			if ratio := float64(len(buf)) / float64(in.n); ratio > lim.MaxGzipRatio {
+				return nil, &LimitError{Limit: "gzip-ratio", Value: ratio, Max: lim.MaxGzipRatio}
+			}
 		}
-		data = raw
+		if err := sc.scan(buf); err != nil {
+			if looksLikeText(buf) {
+				return nil, textError(buf)
+			}
+			return nil, err
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if gzipped && errors.Is(rerr, io.ErrUnexpectedEOF) {
+				return nil, errors.New("truncated gzip data (the file was cut short)")
+			}
+			if gzipped {
+				return nil, fmt.Errorf("bad gzip data: %w", rerr)
+			}
+			return nil, fmt.Errorf("reading: %w", rerr)
+		}
 	}
-	if looksLikeText(data) {
-		return nil, fmt.Errorf("%s: this is text (%q...), not a profile; give a CPU profile in pprof format (from -cpuprofile or /debug/pprof/profile)",
-			name, firstLine(data))
+	if len(buf) == 0 {
+		return nil, errors.New("empty file; give a CPU profile (pprof format)")
 	}
+	if looksLikeText(buf) {
+		return nil, textError(buf)
+	}
+	if !sc.complete(buf) {
+		return nil, fmt.Errorf("not a pprof profile: cut short in the field at byte %d of %d", sc.pos, len(buf))
+	}
+	return buf, nil
+}
+
+func textError(data []byte) error {
+	return fmt.Errorf("this is text (%q...), not a profile; give a CPU profile in pprof format (from -cpuprofile or /debug/pprof/profile)",
+		firstLine(data))
+}
+
+func parse(name string, data []byte) (*profile.Profile, error) {
 	p, err := profile.ParseUncompressed(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a pprof profile: %v", name, err)
@@ -91,6 +202,9 @@ func parse(name string, data []byte) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := checkCPU(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkNumbers(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return p, nil
@@ -185,11 +299,12 @@ type FetchOptions struct {
 	Seconds int           // ?seconds=N; 0 keeps the URL's own or the server's default (30)
 	Timeout time.Duration // whole request; 0 means Seconds (or 30) + 30s
 	Client  *http.Client  // nil means a plain client
-	MaxSize int64         // largest answer accepted; 0 means MaxSize
+	MaxSize int64         // largest answer accepted; 0 means Limits.MaxBytes
+	Limits  Limits        // limits of the profile, as for ReadLimited
 }
 
 // Fetch downloads a CPU profile from a /debug/pprof/profile URL. It bounds
-// the time (opt.Timeout and ctx) and the size (MaxSize), and says clearly
+// the time (opt.Timeout and ctx) and the size (opt.Limits), and says clearly
 // when the answer is not a profile (an HTML page, a 404).
 func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profile, error) {
 	u, err := url.Parse(rawURL)
@@ -234,16 +349,71 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 		return nil, fmt.Errorf("%s: server answered %s (%s); is this a /debug/pprof/profile endpoint?",
 			name, resp.Status, strings.TrimSpace(firstLine(body)))
 	}
-	limit := opt.MaxSize
-	if limit <= 0 {
-		limit = MaxSize
+	lim, err := opt.Limits.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("%s: answer of %d bytes is larger than the limit of %d bytes; not a CPU profile?", name, resp.ContentLength, limit)
+	if opt.MaxSize > 0 {
+		lim.MaxBytes = opt.MaxSize
 	}
-	p, err := readLimited(name, resp.Body, limit)
+	if resp.ContentLength > lim.MaxBytes {
+		return nil, fmt.Errorf("%s: answer of %d bytes is larger than the limit of %d bytes; not a CPU profile?", name, resp.ContentLength, lim.MaxBytes)
+	}
+	p, err := ReadLimited(name, resp.Body, lim)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s: answer not complete within %v (raise -timeout)", name, timeout)
 	}
 	return p, err
+}
+
+// MaxCores is the most CPUs a profile's CPU time over its duration may
+// come to: Linux supports at most 8192 CPUs (NR_CPUS), so a profile that
+// claims more has a wrong duration or wrong sample values.
+const MaxCores = 8192
+
+// ErrBadNumbers is wrapped by the errors for profiles whose numbers cannot
+// be real: negative CPU time, sums that overflow, a duration that makes
+// the CPU time impossible. Such a profile is refused rather than analysed:
+// every share and core count would rest on the broken figure.
+var ErrBadNumbers = errors.New("impossible numbers")
+
+// checkNumbers rejects a CPU profile whose sample values, period or
+// duration cannot come from a real run.
+func checkNumbers(p *profile.Profile) error {
+	vi := cpuIndex(p)
+	if vi < 0 {
+		return nil // checkCPU's error
+	}
+	perSample := int64(1)
+	if p.SampleType[vi].Type == "samples" {
+		if p.Period <= 0 {
+			return fmt.Errorf("%w: the period is %d, so samples cannot be turned into CPU time", ErrBadNumbers, p.Period)
+		}
+		perSample = p.Period
+	}
+	var total int64
+	for i, s := range p.Sample {
+		for j, v := range s.Value {
+			if v < 0 {
+				return fmt.Errorf("%w: sample %d has a negative %s value (%d); a difference of two profiles (pprof -diff_base) is not a profile of a run",
+					ErrBadNumbers, i+1, p.SampleType[j].Type, v)
+			}
+		}
+		v := s.Value[vi]
+		if v > math.MaxInt64/perSample || total > math.MaxInt64-v*perSample {
+			return fmt.Errorf("%w: the CPU time of the samples overflows 64 bits at sample %d (value %d): they are not real CPU times",
+				ErrBadNumbers, i+1, v)
+		}
+		total += v * perSample
+	}
+	if p.DurationNanos < 0 {
+		return fmt.Errorf("%w: the duration is negative (%dns)", ErrBadNumbers, p.DurationNanos)
+	}
+	if p.DurationNanos > 0 {
+		if cores := float64(total) / float64(p.DurationNanos); cores > MaxCores {
+			return fmt.Errorf("%w: %s of CPU in a duration of %s is %.0f cores, more than the %d CPUs any Linux machine can have: the duration or the sample values are wrong",
+				ErrBadNumbers, time.Duration(total), time.Duration(p.DurationNanos), cores, MaxCores)
+		}
+	}
+	return nil
 }

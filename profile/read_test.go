@@ -119,10 +119,13 @@ func TestFetch(t *testing.T) {
 		}
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
-		w.Write(bytes.Repeat([]byte{0x08}, 4096)) // no Content-Length: streamed
+		// Well-formed string-table entries, no Content-Length: streamed.
+		w.Write(bytes.Repeat([]byte{0x32, 0x00}, 2048))
 		w.(http.Flusher).Flush()
-		w.Write(bytes.Repeat([]byte{0x08}, 4096))
+		w.Write(bytes.Repeat([]byte{0x32, 0x00}, 2048))
 	})
+	bombData := bomb{samples: 2_000_000, value: 10_000_000, duration: 30e9}.bytes(t)
+	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) { w.Write(bombData) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	ctx := context.Background()
@@ -142,7 +145,9 @@ func TestFetch(t *testing.T) {
 		{"/nosuch", FetchOptions{}, "404 Not Found"},
 		{"/html", FetchOptions{}, "this is text"},
 		{"/slow", FetchOptions{Timeout: 200 * time.Millisecond}, "no answer within 200ms"},
-		{"/big", FetchOptions{MaxSize: 5000}, "larger than the limit of 5000 bytes"},
+		{"/big", FetchOptions{MaxSize: 5000}, "over the bytes limit of 5000"},
+		{"/bomb", FetchOptions{}, "over the gzip-ratio limit of 100:1"},
+		{"/bomb", FetchOptions{Limits: Limits{MaxGzipRatio: 1000}}, "over the samples limit of 500000"},
 	} {
 		_, err := Fetch(ctx, srv.URL+c.path, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {

@@ -24,3 +24,10 @@ type Report struct {
 type TextSummary interface {
 	WriteText(w io.Writer) error
 }
+
+// WidthTextSummary is a TextSummary that lays its tables out within a
+// width: 80 columns by default, 0 for one line per row however wide (the
+// CLI's -wide). Text prefers it to WriteText.
+type WidthTextSummary interface {
+	WriteTextWidth(w io.Writer, width int) error
+}

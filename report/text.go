@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // TextOptions tune the text renderer. The zero value is plain 80-column text.
@@ -17,6 +18,9 @@ type TextOptions struct {
 	// Compact prints one line per finding, "file:line: SDnnn name: message",
 	// like go vet, with no evidence or fix; the summary is still printed.
 	Compact bool
+	// Wide lays the summary's tables out one line per row, however wide
+	// (for a wide terminal or grep); the findings' prose is still wrapped.
+	Wide bool
 }
 
 const (
@@ -39,7 +43,16 @@ func Text(w io.Writer, r Report, opt TextOptions) error {
 	}
 	bw := bufio.NewWriter(w)
 	p := &textPrinter{w: bw, opt: opt}
-	if ts, ok := r.Summary.(TextSummary); ok && ts != nil {
+	if ws, ok := r.Summary.(WidthTextSummary); ok && ws != nil {
+		width := opt.Width
+		if opt.Wide {
+			width = 0
+		}
+		if err := ws.WriteTextWidth(bw, width); err != nil {
+			return err
+		}
+		fmt.Fprintln(bw)
+	} else if ts, ok := r.Summary.(TextSummary); ok && ts != nil {
 		if err := ts.WriteText(bw); err != nil {
 			return err
 		}
@@ -97,7 +110,7 @@ func (p *textPrinter) header(src finding.Source, fs []finding.Finding) {
 	if len(fs) == 1 {
 		noun = "finding"
 	}
-	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)\n", src, len(fs), noun, strings.Join(parts, ", "))
+	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)\n", textsafe.String(string(src)), len(fs), noun, strings.Join(parts, ", "))
 }
 
 func (p *textPrinter) compact(f finding.Finding) {
@@ -111,7 +124,7 @@ func (p *textPrinter) compact(f finding.Finding) {
 	if r, ok := finding.Lookup(f.Rule); ok {
 		name = " " + r.Name
 	}
-	fmt.Fprintf(p.w, "%s%s%s: %s\n", where, p.paint(severityColor[f.Severity], f.Rule), name, f.Message)
+	fmt.Fprintf(p.w, "%s%s%s: %s\n", textsafe.String(where), p.paint(severityColor[f.Severity], textsafe.String(f.Rule)), name, textsafe.String(f.Message))
 }
 
 func (p *textPrinter) finding(f finding.Finding) {
@@ -120,25 +133,28 @@ func (p *textPrinter) finding(f finding.Finding) {
 		name = " " + r.Name
 	}
 	fmt.Fprintln(p.w)
-	head := p.paint(ansiBold, f.Rule+name)
-	p.wrap("  ", "    ", head+": "+f.Message)
+	// Everything from the finding may quote the input (function and file
+	// names, wait reasons, labels): escaped before it is wrapped or painted,
+	// so a name cannot forge a line or colour the terminal.
+	head := p.paint(ansiBold, textsafe.String(f.Rule)+name)
+	p.wrap("  ", "    ", head+": "+textsafe.String(f.Message))
 	// Locations are not wrapped: a path split over two lines cannot be
 	// copied or clicked.
 	for i, l := range f.Locations {
 		if i == 0 {
-			fmt.Fprintln(p.w, "    at "+l.String())
+			fmt.Fprintln(p.w, "    at "+textsafe.String(l.String()))
 		} else {
-			fmt.Fprintln(p.w, "       "+l.String())
+			fmt.Fprintln(p.w, "       "+textsafe.String(l.String()))
 		}
 	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintln(p.w, "    evidence:")
 		for _, e := range f.Evidence {
-			p.wrap("      ", "        ", fmt.Sprintf("%s: %s", e.Label, FormatValue(e.Value, e.Unit)))
+			p.wrap("      ", "        ", textsafe.String(fmt.Sprintf("%s: %s", e.Label, FormatValue(e.Value, e.Unit))))
 		}
 	}
 	if f.Fix != "" {
-		p.wrap("    ", "         ", "fix: "+f.Fix)
+		p.wrap("    ", "         ", "fix: "+textsafe.String(f.Fix))
 	}
 	if r, ok := finding.Lookup(f.Rule); ok {
 		fmt.Fprintln(p.w, "    "+p.paint(ansiDim, "docs: "+r.URL()))

@@ -82,6 +82,15 @@ func Analyze(t *Trace) ([]finding.Finding, *Summary) {
 	finding.Sort(fs)
 	s := summarize(t, ticks, a.rate)
 	s.Runs = len(runs)
+	if d := t.Stats.Dropped; d > 0 && len(t.Ticks) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("the input holds %d snapshots; the oldest %d were dropped to bound memory, "+
+			"so the last %d (from line %d) were analysed; raise the limit (schedtrace -max-ticks) to keep more",
+			t.Stats.SchedLines, d, len(t.Ticks), t.Ticks[0].Line))
+	}
+	if x := t.Stats.ExtraDetail; x > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d scheddetail lines beyond what a snapshot can hold (P lines past gomaxprocs, "+
+			"more than %d wait reasons) were counted and not kept: foreign output in the stream", x, maxReasons))
+	}
 	if len(runs) > 1 {
 		s.Notes = append(s.Notes, fmt.Sprintf("the input holds %d processes' snapshots (go run prints the go command's "+
 			"too); analysed the last one started, lines %d-%d; run the built binary directly",

@@ -5,6 +5,7 @@ package schedtrace
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -38,6 +39,18 @@ func TestLabEndToEnd(t *testing.T) {
 		{"workerpool", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// What a busy machine can make wrong fails on a quiet machine
+			// and skips, with the measured load, on a busy one.
+			m := labtest.StartMeter()
+			var problems []string
+			defer func() {
+				if len(problems) > 0 {
+					m.SkipIfBusy(t, "%s", strings.Join(problems, "; "))
+					for _, p := range problems {
+						t.Error(p)
+					}
+				}
+			}()
 			stderr := runLab(ctx, t, bins[tc.name])
 			file := tc.name + ".stderr"
 			tr, err := Parse(bytes.NewReader(stderr), file)
@@ -45,7 +58,10 @@ func TestLabEndToEnd(t *testing.T) {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
 			if tr.Stats.SchedLines < 10 {
-				t.Fatalf("only %d SCHED lines in a second at 50ms:\n%s", tr.Stats.SchedLines, stderr)
+				// sysmon prints them: a starved process prints fewer.
+				t.Logf("capture:\n%s", stderr)
+				problems = append(problems, fmt.Sprintf("only %d SCHED lines in a second at 50ms", tr.Stats.SchedLines))
+				return
 			}
 			fs, _ := Analyze(tr)
 			lines := strings.Split(string(stderr), "\n")
@@ -53,7 +69,7 @@ func TestLabEndToEnd(t *testing.T) {
 			for _, f := range fs {
 				got = append(got, f.Rule)
 				if tc.want == "" && f.Severity >= finding.Warning {
-					t.Errorf("healthy control: %s %s", f.Rule, f.Message)
+					problems = append(problems, fmt.Sprintf("healthy control: %s %s", f.Rule, f.Message))
 				}
 				if f.Rule != tc.want {
 					continue
@@ -64,7 +80,8 @@ func TestLabEndToEnd(t *testing.T) {
 				}
 			}
 			if tc.want != "" && !strings.Contains(strings.Join(got, ","), tc.want) {
-				t.Errorf("rules %v, want %s; capture:\n%s", got, tc.want, stderr)
+				t.Logf("capture:\n%s", stderr)
+				problems = append(problems, fmt.Sprintf("rules %v, want %s", got, tc.want))
 			}
 		})
 	}

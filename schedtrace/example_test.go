@@ -30,3 +30,19 @@ SCHED 307ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1
 	// 3 ticks over 201ms, 1 lines skipped
 	// SD302 at sched.txt:2: 426.0 goroutines queued on average (213.0 per P, peak 695) in 3 of 3 ticks, with all Ps busy in 100% of ticks, because more goroutines were runnable than the 2 Ps could run, and each goroutine start ran about 159µs, so a queued goroutine waited about 33.9ms
 }
+
+func ExampleParseWith() {
+	// An endless stream (a server's stderr piped in) is read with bounded
+	// memory: only the last MaxTicks snapshots are kept.
+	var b strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&b, "SCHED %dms: gomaxprocs=2 idleprocs=1 threads=5 runqueue=0 [ 0 0 ]\n", i*1000)
+	}
+	tr, err := schedtrace.ParseWith(strings.NewReader(b.String()), "stderr", schedtrace.ParseOptions{MaxTicks: 20})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("kept %d of %d snapshots, from line %d\n", len(tr.Ticks), tr.Stats.SchedLines, tr.Ticks[0].Line)
+	// Output:
+	// kept 20 of 50 snapshots, from line 31
+}

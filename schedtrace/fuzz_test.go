@@ -12,7 +12,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("SCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 runqueue=0 [ 0 0 ] schedticks=[ 1 2 ]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := parse(bytes.NewReader(data), "fuzz", 512)
+		tr, err := parse(bytes.NewReader(data), "fuzz", 512, ParseOptions{MaxTicks: 8, MaxValues: 64})
 		if err != nil {
 			if tr != nil {
 				t.Fatal("trace and error both returned")
@@ -20,8 +20,15 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		st := tr.Stats
-		if st.SchedLines != len(tr.Ticks) || len(tr.Ticks) == 0 {
+		if st.SchedLines-st.Dropped != len(tr.Ticks) || len(tr.Ticks) == 0 || len(tr.Ticks) > 8 {
 			t.Fatalf("%d ticks, stats %+v", len(tr.Ticks), st)
+		}
+		vals := 0
+		for i := range tr.Ticks {
+			vals += tickValues(&tr.Ticks[i])
+		}
+		if vals > 64 && len(tr.Ticks) > 1 {
+			t.Fatalf("%d values kept in %d ticks, over the bound of 64", vals, len(tr.Ticks))
 		}
 		if st.SchedLines+st.DetailLines+st.Skipped+st.Truncated+st.Overlong != st.Lines {
 			t.Fatalf("stats do not add up: %+v", st)

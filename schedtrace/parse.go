@@ -39,6 +39,33 @@ import (
 // so this allows GOMAXPROCS in the tens of thousands.
 const MaxLine = 1 << 20
 
+// Default bounds of what a parse keeps in memory (ParseOptions). The input
+// is streamed; only the ticks kept grow with it, so these bound the memory
+// of an endless stdin as well as of a hostile file.
+const (
+	// DefaultMaxTicks keeps the last 100000 snapshots: 28 hours at
+	// schedtrace=1000, 17 minutes at schedtrace=10.
+	DefaultMaxTicks = 100_000
+	// DefaultMaxValues bounds the per-P values (run-queue lengths,
+	// schedticks, scheddetail P lines) and wait-reason counts kept over all
+	// ticks: 8 million, about 32 MB.
+	DefaultMaxValues = 8 << 20
+	// maxReasons bounds the distinct wait reasons counted per tick; a
+	// runtime has a few dozen, so more is foreign output.
+	maxReasons = 256
+)
+
+// ParseOptions bounds a parse. The zero value takes the defaults.
+type ParseOptions struct {
+	// MaxTicks is how many snapshots are kept: beyond it the oldest are
+	// dropped (Stats.Dropped), so a long input is analysed over its last
+	// MaxTicks snapshots.
+	MaxTicks int
+	// MaxValues bounds the per-P values and wait-reason counts kept over
+	// all ticks, dropping the oldest ticks in the same way.
+	MaxValues int
+}
+
 // runqCap is the capacity of a P's local run queue (runtime.p.runq). The
 // runtime reads head and tail without a lock, so a torn read can print a
 // length above it; such values are clamped.
@@ -140,6 +167,12 @@ type Stats struct {
 	Truncated   int `json:"truncated"`    // SCHED lines too damaged to keep
 	PartialP    int `json:"partial"`      // ticks kept without per-P queue lengths
 	Overlong    int `json:"overlong"`     // lines longer than MaxLine, skipped
+	// Dropped is how many of the oldest ticks were let go to stay within
+	// ParseOptions (counted in SchedLines; not in Trace.Ticks).
+	Dropped int `json:"dropped,omitempty"`
+	// ExtraDetail counts scheddetail lines beyond what a tick can hold (P
+	// lines past gomaxprocs, wait reasons past 256): counted, not kept.
+	ExtraDetail int `json:"extra_detail,omitempty"`
 }
 
 // Trace is a parsed input.
@@ -153,11 +186,22 @@ type Trace struct {
 // It fails only when r cannot be read or holds no usable SCHED line; what it
 // skipped on the way is in Trace.Stats.
 func Parse(r io.Reader, name string) (*Trace, error) {
-	return parse(r, name, MaxLine)
+	return ParseWith(r, name, ParseOptions{})
 }
 
-func parse(r io.Reader, name string, maxLine int) (*Trace, error) {
-	p := &parser{t: &Trace{Name: name}}
+// ParseWith is Parse within the bounds of opt.
+func ParseWith(r io.Reader, name string, opt ParseOptions) (*Trace, error) {
+	return parse(r, name, MaxLine, opt)
+}
+
+func parse(r io.Reader, name string, maxLine int, opt ParseOptions) (*Trace, error) {
+	if opt.MaxTicks <= 0 {
+		opt.MaxTicks = DefaultMaxTicks
+	}
+	if opt.MaxValues <= 0 {
+		opt.MaxValues = DefaultMaxValues
+	}
+	p := &parser{t: &Trace{Name: name}, opt: opt}
 	br := bufio.NewReaderSize(r, maxLine)
 	discarding := false // inside an overlong line
 	for {
@@ -186,6 +230,7 @@ func parse(r io.Reader, name string, maxLine int) (*Trace, error) {
 		}
 	}
 	p.closeTick()
+	p.trim(opt.MaxTicks, opt.MaxValues)
 	st := p.t.Stats
 	switch {
 	case len(p.t.Ticks) > 0:
@@ -212,12 +257,16 @@ func noSchedLines(format string, args ...any) error {
 }
 
 type parser struct {
-	t       *Trace
-	lineNo  int
-	open    *Tick   // the last tick, while scheddetail lines may still follow
-	scratch []int64 // reused by cutList
-	slab32  []int32 // blocks the per-tick slices are cut from
-	slabU32 []uint32
+	t      *Trace
+	opt    ParseOptions
+	values int // per-P values and reason counts held by t.Ticks
+	lineNo int
+	open   *Tick // the last tick, while scheddetail lines may still follow
+	// overfull is set when the open tick got more P lines than Ps.
+	overfull bool
+	scratch  []int64 // reused by cutList
+	slab32   []int32 // blocks the per-tick slices are cut from
+	slabU32  []uint32
 }
 
 var (
@@ -236,6 +285,12 @@ func (p *parser) line(b []byte) {
 		}
 		tk.Line = p.lineNo
 		p.t.Stats.SchedLines++
+		// Trim with slack (twice the bounds), so that the copy is paid once
+		// per MaxTicks ticks, not once per tick.
+		if len(p.t.Ticks) >= 2*p.opt.MaxTicks || p.values >= 2*p.opt.MaxValues {
+			p.trim(p.opt.MaxTicks, p.opt.MaxValues)
+		}
+		p.values += tickValues(&tk)
 		p.t.Ticks = append(p.t.Ticks, tk)
 		if tk.Detail != nil {
 			p.open = &p.t.Ticks[len(p.t.Ticks)-1]
@@ -251,6 +306,45 @@ func (p *parser) line(b []byte) {
 	p.t.Stats.Skipped++
 }
 
+// tickValues is what a tick holds beyond its fixed fields.
+func tickValues(tk *Tick) int {
+	n := len(tk.LocalQueues) + len(tk.SchedTicks)
+	if d := tk.Detail; d != nil {
+		n += len(d.Ps) + len(d.Gs.ByStatus) + len(d.Gs.ByWaitReason) + len(d.Gs.RunnableFrom)
+	}
+	return n
+}
+
+// trim drops the oldest ticks until at most maxTicks remain holding at most
+// maxValues values. The last tick is always kept.
+func (p *parser) trim(maxTicks, maxValues int) {
+	ticks := p.t.Ticks
+	k := max(0, len(ticks)-maxTicks)
+	vals := 0
+	for i := k; i < len(ticks); i++ {
+		vals += tickValues(&ticks[i])
+	}
+	for k < len(ticks)-1 && vals > maxValues {
+		vals -= tickValues(&ticks[k])
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	open := -1
+	if p.open != nil {
+		open = len(ticks) - 1 // the open tick is always the last
+	}
+	n := copy(ticks, ticks[k:])
+	clear(ticks[n:]) // let the dropped ticks' slices be collected
+	p.t.Ticks = ticks[:n]
+	p.t.Stats.Dropped += k
+	p.values = vals
+	if open >= 0 {
+		p.open = &p.t.Ticks[n-1]
+	}
+}
+
 // closeTick completes a scheddetail tick: its per-P queues and schedticks
 // come from the P lines, and only when every P's line arrived.
 func (p *parser) closeTick() {
@@ -260,7 +354,8 @@ func (p *parser) closeTick() {
 	}
 	p.open = nil
 	ps := tk.Detail.Ps
-	complete := len(ps) > 0 && len(ps) == tk.GOMAXPROCS
+	complete := len(ps) > 0 && len(ps) == tk.GOMAXPROCS && !p.overfull
+	p.overfull = false
 	for i, pl := range ps {
 		if pl.ID != i {
 			complete = false
@@ -480,7 +575,17 @@ func (p *parser) detail(b []byte) bool {
 		if !ok {
 			return false
 		}
+		if p.overfull || len(d.Ps) >= p.open.GOMAXPROCS {
+			// More P lines than Ps: foreign or repeated output. Keeping
+			// them would let one tick grow without bound; the tick's
+			// per-P figures are dropped as incomplete.
+			p.t.Stats.ExtraDetail++
+			p.values -= len(d.Ps)
+			d.Ps, p.overfull = nil, true
+			return true
+		}
 		d.Ps = append(d.Ps, pl)
+		p.values++
 	case 'M':
 		fields := keyValues(rest)
 		if _, ok := fields["p"]; !ok {
@@ -511,12 +616,18 @@ func (p *parser) detail(b []byte) bool {
 		g := &d.Gs
 		g.Total++
 		g.ByStatus[status]++
+		var full bool
+		before := len(g.ByStatus) + len(g.ByWaitReason) + len(g.RunnableFrom)
+		defer func() { p.values += len(g.ByStatus) + len(g.ByWaitReason) + len(g.RunnableFrom) - before }()
 		switch {
 		case reason == "":
 		case status == "waiting" || status == "leaked":
-			g.ByWaitReason = addCount(g.ByWaitReason, reason)
+			g.ByWaitReason, full = addCount(g.ByWaitReason, reason)
 		case status == "runnable":
-			g.RunnableFrom = addCount(g.RunnableFrom, reason)
+			g.RunnableFrom, full = addCount(g.RunnableFrom, reason)
+		}
+		if full {
+			p.t.Stats.ExtraDetail++
 		}
 	}
 	return true
@@ -615,10 +726,16 @@ func parseGStatus(b []byte) (status, reason string, ok bool) {
 	return status, reason, true
 }
 
-func addCount(m map[string]int, k string) map[string]int {
+// addCount counts k in m, unless m already holds maxReasons other keys
+// (full is then true and k is not counted): wait reasons are a fixed set,
+// and thousands of distinct ones are foreign text, not the runtime's.
+func addCount(m map[string]int, k string) (_ map[string]int, full bool) {
 	if m == nil {
 		m = map[string]int{}
 	}
+	if _, ok := m[k]; !ok && len(m) >= maxReasons {
+		return m, true
+	}
 	m[k]++
-	return m
+	return m, false
 }

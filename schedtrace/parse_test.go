@@ -2,6 +2,7 @@ package schedtrace
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -143,14 +144,14 @@ SCHED 400ms: gomaxprocs=2 idleprocs=0 threads=5 spinningthreads=0 needspinning=1
 func TestParseOverlong(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	in := long + "\nSCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 runqueue=0 [ 0 0 ]\n" + long + long + "\n" + long
-	tr, err := parse(strings.NewReader(in), "in.txt", 128)
+	tr, err := parse(strings.NewReader(in), "in.txt", 128, ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (Stats{Lines: 4, SchedLines: 1, Overlong: 3}); tr.Stats != want {
 		t.Errorf("stats %+v, want %+v", tr.Stats, want)
 	}
-	_, err = parse(strings.NewReader(long+"\n"+long), "big.txt", 128)
+	_, err = parse(strings.NewReader(long+"\n"+long), "big.txt", 128, ParseOptions{})
 	if !errors.Is(err, ErrNoSchedLines) || !strings.Contains(err.Error(), "big.txt: every line is longer than 128 bytes") {
 		t.Errorf("all overlong: %v", err)
 	}
@@ -202,5 +203,71 @@ func TestParseFixtures(t *testing.T) {
 				t.Errorf("%s: %v, stats %+v, %d SCHED", base, err, tr.Stats, sched)
 			}
 		}
+	}
+}
+
+// TestParseBounded: an input far longer than the bounds keeps only its last
+// MaxTicks snapshots, says how many it dropped, and analyses those.
+func TestParseBounded(t *testing.T) {
+	var b strings.Builder
+	const n = 5000
+	for i := range n {
+		fmt.Fprintf(&b, "SCHED %dms: gomaxprocs=4 idleprocs=0 threads=6 runqueue=%d [ 1 2 3 4 ] schedticks=[ %d %d %d %d ]\n", i*10, i%7, i, i, i, i)
+	}
+	tr, err := ParseWith(strings.NewReader(b.String()), "long.txt", ParseOptions{MaxTicks: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Ticks) != 100 || tr.Stats.Dropped != n-100 || tr.Stats.SchedLines != n {
+		t.Fatalf("%d ticks kept, stats %+v", len(tr.Ticks), tr.Stats)
+	}
+	if first, last := tr.Ticks[0].Line, tr.Ticks[99].Line; first != n-99 || last != n {
+		t.Errorf("kept lines %d-%d, want the last 100 (%d-%d)", first, last, n-99, n)
+	}
+	_, s := Analyze(tr)
+	if len(s.Notes) == 0 || !strings.Contains(s.Notes[0], "the oldest 4900 were dropped") {
+		t.Errorf("notes %q", s.Notes)
+	}
+	// The value bound: 8 values per tick, 80 allowed, so 10 ticks kept.
+	tr, err = ParseWith(strings.NewReader(b.String()), "long.txt", ParseOptions{MaxValues: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Ticks) != 10 {
+		t.Errorf("%d ticks kept under a bound of 80 values, want 10", len(tr.Ticks))
+	}
+	// Within the bounds nothing is dropped.
+	tr, _ = Parse(strings.NewReader(b.String()), "long.txt")
+	if len(tr.Ticks) != n || tr.Stats.Dropped != 0 {
+		t.Errorf("default bounds: %d ticks, dropped %d", len(tr.Ticks), tr.Stats.Dropped)
+	}
+}
+
+// TestParseOverfullDetail: a snapshot followed by more P lines than it has
+// Ps, or by thousands of distinct wait reasons, is bounded: the extra lines
+// are counted, and the tick keeps no per-P figures it cannot trust.
+func TestParseOverfullDetail(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("SCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=0 idlethreads=0 runqueue=0 gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "  P%d: status=1 schedtick=1 syscalltick=0 m=0 runqsize=0 gfreecnt=0 timerslen=0\n", i%3)
+		fmt.Fprintf(&b, "  G%d: status=4(reason %d) m=nil lockedm=nil\n", i, i)
+	}
+	tr, err := Parse(strings.NewReader(b.String()), "detail.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := tr.Ticks[0]
+	if len(tk.Detail.Ps) != 0 || tk.LocalQueues != nil {
+		t.Errorf("overfull tick kept %d P lines, queues %v", len(tk.Detail.Ps), tk.LocalQueues)
+	}
+	if n := len(tk.Detail.Gs.ByWaitReason); n != maxReasons {
+		t.Errorf("%d wait reasons kept, want %d", n, maxReasons)
+	}
+	if tk.Detail.Gs.Total != 10000 {
+		t.Errorf("%d goroutines counted, want 10000", tk.Detail.Gs.Total)
+	}
+	if want := 10000 - 2 + 10000 - maxReasons; tr.Stats.ExtraDetail != want {
+		t.Errorf("extra detail %d, want %d", tr.Stats.ExtraDetail, want)
 	}
 }

@@ -1,12 +1,13 @@
 package schedtrace
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // maxPoints is how many points a series keeps in the summary: the ticks are
@@ -149,9 +150,18 @@ func sparkline(points []float64, mx float64) string {
 }
 
 // WriteText prints what was read, a table of the series with sparklines,
-// and the goroutine counts of scheddetail.
-func (s *Summary) WriteText(w io.Writer) error {
-	bw := bufio.NewWriter(w)
+// and the goroutine counts of scheddetail, in 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the summary within width columns (0: however
+// wide): sentences are wrapped and the sparklines merged down to the room
+// left (each mark then the max of more ticks, as the header says). Text
+// from the input (the file name, notes, wait reasons) is escaped.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
+	var bw strings.Builder
+	para := func(first, rest, text string) {
+		bw.WriteString(textsafe.Wrap(first, rest, textsafe.String(text), width))
+	}
 	procs := fmt.Sprint(s.GOMAXPROCS[0])
 	if s.GOMAXPROCS[1] != s.GOMAXPROCS[0] {
 		procs = fmt.Sprintf("%d-%d", s.GOMAXPROCS[0], s.GOMAXPROCS[1])
@@ -160,42 +170,74 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Detail {
 		mode = ", scheddetail"
 	}
-	fmt.Fprintf(bw, "schedtrace %s: %d ticks over %dms (one every ~%dms), gomaxprocs %s%s\n",
-		s.File, s.Ticks, s.DurationMs, s.IntervalMs, procs, mode)
+	para("", "  ", fmt.Sprintf("schedtrace %s: %d ticks over %dms (one every ~%dms), gomaxprocs %s%s",
+		s.File, s.Ticks, s.DurationMs, s.IntervalMs, procs, mode))
 	st := s.Stats
-	fmt.Fprintf(bw, "lines: %d read, %d SCHED", st.Lines, st.SchedLines)
+	lines := fmt.Sprintf("lines: %d read, %d SCHED", st.Lines, st.SchedLines)
 	if st.DetailLines > 0 {
-		fmt.Fprintf(bw, ", %d detail", st.DetailLines)
+		lines += fmt.Sprintf(", %d detail", st.DetailLines)
 	}
-	fmt.Fprintf(bw, ", %d other skipped", st.Skipped)
+	lines += fmt.Sprintf(", %d other skipped", st.Skipped)
 	for _, c := range []struct {
 		n    int
 		what string
 	}{{st.Truncated, "truncated SCHED"}, {st.PartialP, "without per-P queues"}, {st.Overlong, fmt.Sprintf("over %d bytes skipped", MaxLine)}} {
 		if c.n > 0 {
-			fmt.Fprintf(bw, ", %d %s", c.n, c.what)
+			lines += fmt.Sprintf(", %d %s", c.n, c.what)
 		}
 	}
-	fmt.Fprintln(bw)
+	para("", "  ", lines)
 	for _, n := range s.Notes {
-		fmt.Fprintf(bw, "note: %s\n", n)
+		para("note: ", "  ", n)
 	}
 	if len(s.Series) > 0 {
-		fmt.Fprintf(bw, "\n%-18s %9s %9s %9s %9s  over time (max per %d ticks)\n", "", "min", "median", "max", "last", s.BucketTicks)
+		// 18 + 4×10 + 2 columns before the sparkline.
+		room, merge := 0, 1
+		if width > 0 {
+			room = max(width-60, 8)
+			for _, sr := range s.Series {
+				merge = max(merge, (len(sr.Points)+room-1)/room)
+			}
+		}
+		over := fmt.Sprintf("over time (max per %d ticks)", s.BucketTicks*merge)
+		if width > 0 && 60+len(over) > width {
+			over = fmt.Sprintf("max per %d ticks", s.BucketTicks*merge)
+		}
+		fmt.Fprintf(&bw, "\n%-18s %9s %9s %9s %9s  %s\n", "", "min", "median", "max", "last", over)
 		for _, sr := range s.Series {
-			fmt.Fprintf(bw, "%-18s %9s %9s %9s %9s  %s\n", sr.Name, num(sr.Min), num(sr.Median), num(sr.Max), num(sr.Last), sparkline(sr.Points, sr.Max))
+			fmt.Fprintf(&bw, "%-18s %9s %9s %9s %9s  %s\n", sr.Name, num(sr.Min), num(sr.Median), num(sr.Max), num(sr.Last), sparkline(mergePoints(sr.Points, merge), sr.Max))
 		}
 	}
 	if g := s.Goroutines; g != nil {
-		fmt.Fprintf(bw, "\ngoroutines at the last detailed tick: %d (%s)\n", g.Total, counts(g.ByStatus))
+		bw.WriteString("\n")
+		para("", "  ", fmt.Sprintf("goroutines at the last detailed tick: %d (%s)", g.Total, counts(g.ByStatus)))
 		if len(g.ByWaitReason) > 0 {
-			fmt.Fprintf(bw, "waiting on: %s\n", counts(g.ByWaitReason))
+			para("waiting on: ", "  ", counts(g.ByWaitReason))
 		}
 		if len(g.RunnableFrom) > 0 {
-			fmt.Fprintf(bw, "runnable, woken from: %s\n", counts(g.RunnableFrom))
+			para("runnable, woken from: ", "  ", counts(g.RunnableFrom))
 		}
 	}
-	return bw.Flush()
+	_, err := io.WriteString(w, bw.String())
+	return err
+}
+
+// mergePoints takes the max of every k points (a negative point, a gap,
+// counts only when the whole group is gaps), for a sparkline of fewer
+// marks.
+func mergePoints(p []float64, k int) []float64 {
+	if k <= 1 {
+		return p
+	}
+	out := make([]float64, 0, (len(p)+k-1)/k)
+	for i := 0; i < len(p); i += k {
+		m := -1.0
+		for _, v := range p[i:min(i+k, len(p))] {
+			m = max(m, v)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // counts prints a map as "k n, k n", largest first.

@@ -54,6 +54,12 @@ type Summary struct {
 
 	Runs     []RunResult `json:"runs"`
 	Failures []RunError  `json:"failures"`
+
+	// Warnings are what the checks around the runs found and the numbers
+	// may suffer from: processes of an earlier or another sweep still
+	// running (with the CPU they used), descendants a run's command left
+	// behind and the sweep killed, no guard process.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // LoadSettings records load mode's settings in the summary.
@@ -92,6 +98,9 @@ type RunResult struct {
 	Metrics map[string]float64 `json:"metrics"`
 	Load    *loadgen.Result    `json:"load,omitempty"`
 	Error   string             `json:"error,omitempty"`
+	// Leftovers names the processes the command left running when it
+	// ended ("pid 123 (sleep)"), which the sweep killed.
+	Leftovers []string `json:"leftovers,omitempty"`
 }
 
 func (r *RunResult) fill(u proc.Usage) {

@@ -106,8 +106,10 @@ func indent(s string) string {
 var ErrNoResults = errors.New("no run succeeded")
 
 // Run runs the sweep. It returns an error for a command that cannot be
-// started, for a failed run unless KeepGoing, when ctx is done, and when no
-// run succeeded. Every child's process group is gone when it returns.
+// started, for a failed run unless KeepGoing, when ctx is done, when no
+// run succeeded, and when a check before a run fails (a survivor of an
+// earlier run, the load address already taken). Every child's process
+// group and every descendant that left it are gone when it returns.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if len(opt.Command) == 0 {
 		return nil, errors.New("no command to run")
@@ -134,7 +136,18 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if opt.Load != nil {
 		s.Load = &LoadSettings{URL: opt.Load.URL, Rate: opt.Load.Rate, Duration: opt.Load.Duration.Seconds()}
 	}
-	r := &runner{opt: opt, path: path, s: s}
+	r := &runner{opt: opt, path: path, s: s, reported: map[int]bool{}, tags: map[string]bool{}}
+	// The guard kills the runs' descendants if this process is killed
+	// before it can (SIGKILL); without it a sweep still cleans up after
+	// every run, so its absence is a warning, not an error.
+	if g, err := proc.StartGuard(); err != nil {
+		if !errors.Is(err, proc.ErrUnsupported) {
+			r.warn("no guard process (%v): if schedoctor is killed with SIGKILL, processes its runs started may survive it", err)
+		}
+	} else {
+		r.guard = g
+		defer g.Close()
+	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed))
 	seq := 0
 	for round := 1; round <= opt.Runs; round++ {
@@ -145,6 +158,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			seq++
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("sweep stopped before run %d: %w", seq, context.Cause(ctx))
+			}
+			// A failed check fails every later run alike: stop even with
+			// KeepGoing.
+			if perr := r.preflight(seq, p); perr != nil {
+				return nil, perr
 			}
 			res, rerr := r.run(ctx, seq, round, p)
 			if ctx.Err() != nil {
@@ -168,9 +186,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 }
 
 type runner struct {
-	opt  Options
-	path string
-	s    *Summary
+	opt      Options
+	path     string
+	s        *Summary
+	reported map[int]bool    // processes of other sweeps already warned about
+	tags     map[string]bool // the tags of this sweep's runs so far
+	guard    *proc.Guard     // nil without one
 }
 
 func (r *runner) progress(res RunResult) {
@@ -222,11 +243,12 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 	self0, selfOK0 := proc.SelfCPU()
 	child, err := proc.Start(proc.Spec{
 		Path: r.path, Args: r.opt.Command[1:], Env: r.env(p), Dir: r.opt.Dir,
-		Stdout: stdout, Stderr: stderr,
+		Stdout: stdout, Stderr: stderr, Guard: r.guard,
 	})
 	if err != nil {
 		return res, fail(fmt.Sprintf("starting %s: %v", r.opt.Command[0], err), false)
 	}
+	r.tags[child.Tag()] = true
 	var loadErr error
 	if lo := r.opt.Load; lo != nil {
 		res.Load, loadErr = r.load(ctx, child)
@@ -238,6 +260,13 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 	stdout.flush()
 	stderr.flush()
 	res.fill(u)
+	if left := child.Leftovers(); len(left) > 0 {
+		for _, l := range left {
+			res.Leftovers = append(res.Leftovers, l.String())
+		}
+		r.warn("run %d (GOMAXPROCS=%d): the command left %d process(es) running when it ended, killed: %s",
+			seq, p, len(left), strings.Join(res.Leftovers, ", "))
+	}
 	if merr0 == nil && merr1 == nil && selfOK0 && selfOK1 {
 		if elapsed := m1.At.Sub(m0.At).Seconds(); elapsed > 0 {
 			others := (m1.Busy - m0.Busy - u.User - u.System - (self1 - self0)).Seconds()
@@ -294,6 +323,9 @@ func (r *runner) load(ctx context.Context, child *proc.Process) (*loadgen.Result
 	defer cancel()
 	if err := loadgen.WaitReady(ctx, lo.URL, cmp.Or(lo.ReadyTimeout, 10*time.Second), child.Exited()); err != nil {
 		return nil, err
+	}
+	if hs := strangers(lo.URL, child); len(hs) > 0 {
+		return nil, fmt.Errorf("%s also listens on the load address (SO_REUSEPORT): it would take part of this run's load: stop it", holders(hs))
 	}
 	res, err := loadgen.Run(ctx, loadgen.Config{URL: lo.URL, Rate: lo.Rate, Duration: lo.Duration, MaxInFlight: lo.MaxInFlight})
 	if err != nil {

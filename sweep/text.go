@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 const (
@@ -17,7 +19,17 @@ const (
 
 // WriteText prints the sweep as a table, one row per GOMAXPROCS, with a bar
 // for the knee metric's median; the knee and the best value are marked.
-func (s *Summary) WriteText(w io.Writer) error {
+// It fits 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the sweep within width columns; 0 is the full
+// table, with the bar beside each row. Within a width, the bars are a
+// chart of their own under the table, load mode leaves out p90 and p99.9
+// (in -wide and -json), and the sentences are wrapped. The command line,
+// the URL and the runs' errors are escaped (textsafe).
+func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
+	var text strings.Builder
+	w := &text
 	fmt.Fprintf(w, "sweep: %s\n", strings.Join(s.Command, " "))
 	fmt.Fprintf(w, "GOMAXPROCS %s, %d runs each, interleaved (order seed %d); %d CPUs\n",
 		joinInts(s.Procs), s.RunsPerP, s.Seed, s.CPUs)
@@ -25,13 +37,21 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "load: %g requests/s for %gs to %s, open loop; latency from the intended send time\n",
 			s.Load.Rate, s.Load.Duration, s.Load.URL)
 	}
-	fmt.Fprintf(w, "knee metric: %s (%s is better); median and %.1f%% interval of the median; tolerance %g%%\n\n",
+	fmt.Fprintf(w, "knee metric: %s (%s is better); median and %.1f%% interval of the median; tolerance %g%%\n",
 		s.metricLabel(), s.Better, 100*s.Confidence, 100*s.Tolerance)
+	if _, err := io.WriteString(out, textsafe.Lines(text.String(), width)+"\n"); err != nil {
+		return err
+	}
+	text.Reset()
 
+	narrow := width > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if s.Load != nil {
+	switch {
+	case s.Load != nil && narrow:
+		fmt.Fprint(tw, "GOMAXPROCS\truns\tp50\tp99\tp99 interval\tok/s\terrors\tcpu s\t\n")
+	case s.Load != nil:
 		fmt.Fprint(tw, "GOMAXPROCS\truns\tp50\tp90\tp99\tp99 interval\tp99.9\tok/s\terrors\tcpu s\t\n")
-	} else {
+	default:
 		fmt.Fprint(tw, "GOMAXPROCS\truns\tmedian\tinterval\tcpu s\trq wait s\tinvol. cs\tmax RSS\t\n")
 	}
 	top := 0.0
@@ -40,7 +60,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	for _, p := range s.Points {
 		cells := []string{strconv.Itoa(p.Procs), strconv.Itoa(p.N)}
-		if s.Load != nil {
+		if s.Load != nil && narrow {
+			cells = append(cells, s.fmtVal(p.P50), s.fmtVal(p.P99), s.fmtVal(p.Lo)+"–"+s.fmtVal(p.Hi),
+				fmtNum(p.Throughput), strconv.FormatInt(p.Errors+p.Unsent, 10), fmtNum(p.CPUSeconds))
+		} else if s.Load != nil {
 			cells = append(cells, s.fmtVal(p.P50), s.fmtVal(p.P90), s.fmtVal(p.P99),
 				s.fmtVal(p.Lo)+"–"+s.fmtVal(p.Hi), s.fmtVal(p.P999),
 				fmtNum(p.Throughput), strconv.FormatInt(p.Errors+p.Unsent, 10), fmtNum(p.CPUSeconds))
@@ -50,14 +73,31 @@ func (s *Summary) WriteText(w io.Writer) error {
 				fmtBytes(p.MaxRSSBytes))
 		}
 		fmt.Fprintf(tw, "%s\t", strings.Join(cells, "\t"))
+		if narrow {
+			fmt.Fprintln(tw)
+			continue
+		}
 		// The chart column is left-aligned text after the table.
 		fmt.Fprintf(tw, "  %s%s\n", bar(p.Median, top), s.mark(p.Procs))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if narrow {
+		// The bars under the table, one per value: the table and a bar of
+		// 30 cells do not fit 80 columns side by side.
+		fmt.Fprintf(w, "\n%s by GOMAXPROCS\n", s.metricLabel())
+		for _, p := range s.Points {
+			fmt.Fprintf(w, "%10d  %s%s\n", p.Procs, bar(p.Median, top), s.mark(p.Procs))
+		}
+	}
+	// The table's lines escaped but never wrapped.
+	if _, err := io.WriteString(out, textsafe.Lines(text.String(), 0)); err != nil {
+		return err
+	}
+	text.Reset()
 	if len(s.Disturbed) > 0 {
-		fmt.Fprintf(w, "\nnote: the machine was busy during these runs, so no GOMAXPROCS is recommended from them (the\n"+
+		fmt.Fprintf(w, "\nnote: the machine was busy during these runs, so no GOMAXPROCS is recommended from them (the "+
 			"figures are noisy and favour more threads: the kernel shares CPUs per thread):\n")
 		for _, d := range s.Disturbed {
 			fmt.Fprintf(w, "  GOMAXPROCS=%d: %s\n", d.Procs, d.Why)
@@ -73,7 +113,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  run %d (GOMAXPROCS=%d): %s\n", f.Seq, f.Procs, firstLine(f.Err))
 		}
 	}
-	return nil
+	_, err := io.WriteString(out, textsafe.Lines(text.String(), width))
+	return err
 }
 
 func (s *Summary) mark(p int) string {

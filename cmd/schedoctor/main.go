@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/schedoctor/schedoctor/internal/cli"
 	"github.com/schedoctor/schedoctor/lint"
@@ -22,7 +20,9 @@ func main() {
 	if err != nil {
 		exe = "" // lint then analyzes in this process
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM cancels ctx, which reaches every reader
+	// and child; a second one exits at once. Exit status 130 / 143.
+	ctx, stop := cli.NotifyContext(context.Background(), os.Stderr)
 	code := cli.Run(ctx, &cli.Env{
 		Stdin:    os.Stdin,
 		Stdout:   os.Stdout,

@@ -56,8 +56,17 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	if fs.NArg() != 1 {
 		return e.usageError("want one URL (the service's base, e.g. http://127.0.0.1:6060) or one saved check directory")
 	}
-	if *seconds < 1 || *traceSecs < 0 || *pid < 0 || *cpus < 0 {
-		return e.usageError("-seconds must be positive; -trace-seconds, -pid and -cpus must not be negative")
+	if code, ok := e.checkSeconds("seconds", *seconds, 1); !ok {
+		return code
+	}
+	if code, ok := e.checkSeconds("trace-seconds", *traceSecs, 0); !ok {
+		return code
+	}
+	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
+		return code
+	}
+	if *pid < 0 {
+		return e.usageError("-pid %d: want a process ID", *pid)
 	}
 	arg := fs.Arg(0)
 	var set *check.Set

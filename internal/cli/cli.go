@@ -18,6 +18,10 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // Exit codes.
@@ -43,6 +47,21 @@ type Env struct {
 	VetTool string
 
 	cmd string // the running subcommand, for messages
+
+	// Set by Run: the unescaped standard output (for JSON, escaped its
+	// own way), the safe writers to flush, and what the run is doing.
+	rawStdout io.Writer
+	mu        *sync.Mutex
+	flushers  []*textsafe.Writer
+	st        *runState
+}
+
+// runState is what a run shares with the goroutine its command runs in.
+type runState struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	doing    string // "reading standard input": for the message on a signal
+	reported bool   // the interruption was already printed
 }
 
 func (e *Env) getenv(k string) string {
@@ -80,16 +99,15 @@ func lookup(name string) *command {
 
 // Run runs schedoctor with args (without the program name) and returns the
 // exit code. It never panics: a bug surfaces as a message and exit 2.
+//
+// Everything it writes goes through textsafe writers: control characters
+// from input are escaped even where a renderer forgot to (stdout keeps its
+// colour sequences on a terminal; JSON is escaped as JSON). A signal
+// (NotifyContext) cancels ctx: the command's readers and children stop, the
+// message says what was interrupted, and the exit status is 128+N.
 func Run(ctx context.Context, e *Env, args []string) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(e.Stderr, "schedoctor: internal error: %v\n(this is a bug in schedoctor; please report it with the command and input)\n", r)
-			if e.getenv("SCHEDOCTOR_DEBUG") != "" {
-				fmt.Fprintf(e.Stderr, "%s", debug.Stack())
-			}
-			code = ExitError
-		}
-	}()
+	e = e.safe(ctx)
+	defer e.flush()
 	if len(args) == 0 {
 		usage(e.Stderr)
 		return ExitError
@@ -115,17 +133,134 @@ func Run(ctx context.Context, e *Env, args []string) (code int) {
 		return ExitError
 	}
 	e.cmd = c.name
-	return c.run(ctx, e, args[1:])
+	return e.runCommand(ctx, c, args[1:])
 }
 
+// safe returns a copy of e whose writers escape what they are given and
+// may be used from the command's goroutine and Run's at once.
+func (e *Env) safe(ctx context.Context) *Env {
+	c := *e
+	c.mu = new(sync.Mutex)
+	c.st = &runState{ctx: ctx}
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader("")
+	}
+	out := textsafe.NewWriter(e.Stdout, textsafe.Options{KeepSGR: e.color()})
+	errw := textsafe.NewWriter(e.Stderr, textsafe.Options{})
+	c.flushers = []*textsafe.Writer{out, errw}
+	c.rawStdout = &lockedWriter{mu: c.mu, w: e.Stdout}
+	c.Stdout = &lockedWriter{mu: c.mu, w: out}
+	c.Stderr = &lockedWriter{mu: c.mu, w: errw}
+	return &c
+}
+
+func (e *Env) flush() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, f := range e.flushers {
+		f.Flush()
+	}
+}
+
+// jsonOut is standard output for a JSON document: encoding/json escapes C0
+// controls but lets DEL, C1 and the bidi controls through, which this
+// escapes as JSON (\u009b) so the document stays valid.
+func (e *Env) jsonOut() *textsafe.Writer {
+	e.flush() // what text went before, in order
+	return textsafe.NewWriter(e.rawStdout, textsafe.Options{JSON: true})
+}
+
+// lockedWriter serializes writes: after an interrupt, Run prints its
+// message while the abandoned command may still be writing.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// runCommand runs c in a goroutine, so that a signal can end the run even
+// when the command is blocked somewhere the context does not reach. It
+// never panics: a bug surfaces as a message and exit 2.
+func (e *Env) runCommand(ctx context.Context, c *command, args []string) int {
+	e.doing("running schedoctor " + c.name)
+	done := make(chan int, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(e.Stderr, "schedoctor: internal error: %v\n(this is a bug in schedoctor; please report it with the command and input)\n", r)
+				if e.getenv("SCHEDOCTOR_DEBUG") != "" {
+					fmt.Fprintf(e.Stderr, "%s", debug.Stack())
+				}
+				done <- ExitError
+			}
+		}()
+		done <- c.run(ctx, e, args)
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-ctx.Done():
+		if interrupted(ctx) == nil {
+			code = <-done // cancelled by the caller, not a signal: its business
+			break
+		}
+		select {
+		case code = <-done:
+		case <-time.After(interruptGrace):
+		}
+	}
+	if in := interrupted(ctx); in != nil {
+		e.reportInterrupt()
+		return in.ExitCode()
+	}
+	return code
+}
+
+// doing records what the command is doing, for the message if a signal
+// interrupts it: "reading standard input", "fetching URL".
+func (e *Env) doing(what string) {
+	if e.st == nil {
+		return
+	}
+	e.st.mu.Lock()
+	e.st.doing = what
+	e.st.mu.Unlock()
+	if doingHook != nil {
+		doingHook(what)
+	}
+}
+
+// doingHook, when set (by tests only), sees every change of what the run
+// is doing: a test sends its signal once the command is where it wants.
+var doingHook func(string)
+
+// reportInterrupt prints, once, what the signal interrupted.
+func (e *Env) reportInterrupt() {
+	e.st.mu.Lock()
+	if e.st.reported {
+		e.st.mu.Unlock()
+		return
+	}
+	e.st.reported = true
+	doing := e.st.doing
+	e.st.mu.Unlock()
+	fmt.Fprintf(e.Stderr, "schedoctor %s: interrupted while %s\n", e.cmd, textsafe.String(doing))
+}
+
+// usage prints the list of commands, in 80 columns.
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "schedoctor finds what wastes a Go program's scheduler and says how to fix it.\n\n")
-	fmt.Fprintf(w, "Usage:\n\n\tschedoctor <command> [flags] [arguments]\n\nCommands:\n\n")
+	fmt.Fprintf(w, "Usage:\n\n    schedoctor <command> [flags] [arguments]\n\nCommands:\n\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-11s %s\n", c.name, c.short)
+		io.WriteString(w, wrapWords(fmt.Sprintf("    %-11s ", c.name), strings.Repeat(" ", 16), c.short, helpWidth))
 	}
-	fmt.Fprintf(w, "\nRun 'schedoctor help <command>' or 'schedoctor <command> -h' for a command's flags and examples.\n")
-	fmt.Fprintf(w, "Exit status: 0 nothing at or above -fail, 1 findings, 2 usage or input error.\n")
+	io.WriteString(w, "\n"+wrapWords("", "", "Run 'schedoctor help <command>' or 'schedoctor <command> -h' for a command's flags and examples.", helpWidth))
+	io.WriteString(w, wrapWords("", "", "Exit status: 0 nothing at or above -fail, 1 findings, 2 usage or input error, 130 or 143 interrupted (SIGINT, SIGTERM).", helpWidth))
 }
 
 // newFlagSet makes a subcommand's FlagSet: errors and usage go to stderr,
@@ -133,15 +268,22 @@ func usage(w io.Writer) {
 func (e *Env) newFlagSet(synopsis, description, examples string) *flag.FlagSet {
 	fs := flag.NewFlagSet("schedoctor "+e.cmd, flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
+	// Everything fits 80 columns: the synopsis and prose are wrapped, each
+	// flag's usage is wrapped under it, and a long example is broken with
+	// shell continuations so that it still runs when pasted.
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage: %s\n\n%s\n", synopsis, strings.TrimSpace(description))
+		io.WriteString(w, wrapCommand("Usage: "+synopsis, helpWidth))
+		io.WriteString(w, "\n"+reflow(description, helpWidth))
 		if hasFlags(fs) {
 			fmt.Fprintf(w, "\nFlags:\n")
-			fs.PrintDefaults()
+			printFlags(w, fs, helpWidth)
 		}
 		if examples != "" {
-			fmt.Fprintf(w, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+			fmt.Fprintf(w, "\nExamples:\n")
+			for _, l := range strings.Split(strings.Trim(examples, "\n"), "\n") {
+				io.WriteString(w, wrapCommand(l, helpWidth))
+			}
 		}
 	}
 	return fs
@@ -155,12 +297,21 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 // parse parses args; it returns the exit code to return at once and false
 // when parsing ended the command (-h or a bad flag).
+//
+// Help asked for (-h) goes to standard output, so that it can be paged;
+// a bad flag's error and the usage go to standard error.
 func (e *Env) parse(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
+	var buf strings.Builder
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(e.Stderr)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(e.Stdout, buf.String())
 			return ExitClean, false
 		}
-		return ExitError, false // the flag package has printed the error and usage
+		io.WriteString(e.Stderr, buf.String()) // the flag package's error and the usage
+		return ExitError, false
 	}
 	return 0, true
 }
@@ -173,8 +324,15 @@ func (e *Env) usageError(format string, args ...any) int {
 
 // fail prints an input or run error (it already names the file and what is
 // wrong) and returns ExitError.
+//
+// After a signal the error is only the cancel seen from inside ("context
+// canceled"): the message says what was interrupted instead.
 func (e *Env) fail(err error) int {
-	fmt.Fprintf(e.Stderr, "schedoctor %s: %v\n", e.cmd, err)
+	if e.st != nil && interrupted(e.st.ctx) != nil {
+		e.reportInterrupt()
+		return ExitError
+	}
+	fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, textsafe.Text(err.Error()))
 	return ExitError
 }
 

@@ -46,6 +46,11 @@ or above LEVEL.`, `  schedoctor demo
 	if fs.NArg() > 0 {
 		return e.usageError("unexpected arguments: %v", fs.Args())
 	}
+	// A program needs some time to show its pattern; more than ten minutes
+	// per program and layer is a typo.
+	if *duration <= 0 || *duration > 10*time.Minute {
+		return e.usageError("-duration %v: want above 0 and at most 10m", *duration)
+	}
 	opt := demo.Options{Duration: *duration}
 	for _, s := range splitList(*stages) {
 		st := demo.Stage(s)
@@ -71,7 +76,7 @@ or above LEVEL.`, `  schedoctor demo
 		code = e.emit(&out, r)
 	} else {
 		finding.Sort(r.Findings)
-		if err := report.Text(e.Stdout, r, report.TextOptions{Compact: true, Color: e.color()}); err != nil {
+		if err := report.Text(e.Stdout, r, report.TextOptions{Compact: true, Color: e.color(), Wide: out.wide}); err != nil {
 			return e.fail(err)
 		}
 		fmt.Fprintln(e.Stdout, "\nRun with -v for each finding's evidence and fix, or 'schedoctor rules SDnnn' to explain a rule.")

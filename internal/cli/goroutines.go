@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/schedoctor/schedoctor/contention"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/goroutines"
+	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -30,9 +30,11 @@ type goroutinesSummary struct {
 	Contention *contention.Summary `json:"contention,omitempty"`
 }
 
-func (s *goroutinesSummary) WriteText(w io.Writer) error {
+func (s *goroutinesSummary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, helpWidth) }
+
+func (s *goroutinesSummary) WriteTextWidth(w io.Writer, width int) error {
 	if s.Goroutines != nil {
-		if err := s.Goroutines.WriteText(w); err != nil {
+		if err := s.Goroutines.WriteTextWidth(w, width); err != nil {
 			return err
 		}
 	}
@@ -42,7 +44,7 @@ func (s *goroutinesSummary) WriteText(w io.Writer) error {
 				return err
 			}
 		}
-		return s.Contention.WriteText(w)
+		return s.Contention.WriteTextWidth(w, width)
 	}
 	return nil
 }
@@ -97,6 +99,9 @@ age alone. docs/goroutines.md says what each method cannot see.`,
 	if *window < 0 || *minGroup < 1 || *top < 1 || *maxBytes < 1 || *timeout < 0 || *seconds < 1 || *duration < 0 {
 		return e.usageError("-window, -timeout and -duration must not be negative; -min-group, -top, -max-bytes and -seconds must be positive")
 	}
+	if code, ok := e.checkSeconds("seconds", *seconds, 1); !ok {
+		return code
+	}
 	if *window > 0 && *window < time.Minute {
 		return e.usageError("-window %v is below a minute: a dump prints waits in whole minutes only", *window)
 	}
@@ -121,7 +126,9 @@ age alone. docs/goroutines.md says what each method cannot see.`,
 			if d.Skipped > 0 {
 				e.warn("%s: %d malformed lines skipped", d.Name, d.Skipped)
 			}
-			if d.Truncated {
+			if d.DroppedFrames > 0 {
+				e.warn("%s: %d stack frames not kept (deeper than a Go stack can be, or over the limit of %d frames)", d.Name, d.DroppedFrames, goroutines.DefaultMaxFrames)
+			} else if d.Truncated {
 				e.warn("%s: more than %d goroutine records; the rest were not read", d.Name, goroutines.DefaultMaxGoroutines)
 			}
 			dumps = append(dumps, d)
@@ -169,19 +176,19 @@ func readGoroutinesInput(ctx context.Context, e *Env, arg string, ropt goroutine
 	name := arg
 	if arg == "-" {
 		name = "stdin"
-		data, err = io.ReadAll(io.LimitReader(e.Stdin, ropt.MaxBytes+1))
-	} else {
-		var f *os.File
-		f, err = os.Open(arg)
-		if err == nil {
-			data, err = io.ReadAll(io.LimitReader(f, ropt.MaxBytes+1))
-			f.Close()
-		}
+	}
+	r, closeIn, err := e.openInput(ctx, arg)
+	truncated := false
+	if err == nil {
+		// A file's size sizes the buffer: memory is the input's size, not
+		// the 2x of a growing buffer.
+		data, truncated, err = sysread.Reader(r, name, ropt.MaxBytes)
+		closeIn()
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if int64(len(data)) > ropt.MaxBytes {
+	if truncated {
 		return nil, nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise -max-bytes)", name, ropt.MaxBytes)
 	}
 	d, derr := goroutines.Parse(name, data, ropt)

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 type outputFlags struct {
 	json  bool
 	sarif bool
+	wide  bool
 	fail  failLevel
 }
 
@@ -52,6 +55,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, withSARIF bool) {
 		fs.BoolVar(&o.sarif, "sarif", false, "print a SARIF 2.1.0 log on stdout, for code-scanning UIs")
 	}
 	fs.Var(&o.fail, "fail", "exit 1 when a finding is at or above this `level`: info, warning, critical or none")
+	fs.BoolVar(&o.wide, "wide", false, "text: print tables one line per row however wide (default: fit 80 columns)")
 }
 
 func (o *outputFlags) check(e *Env) (int, bool) {
@@ -67,15 +71,17 @@ func (e *Env) emit(o *outputFlags, r report.Report) int {
 	var err error
 	switch {
 	case o.json:
-		err = report.JSON(e.Stdout, r)
+		jw := e.jsonOut()
+		err = errors.Join(report.JSON(jw, r), jw.Flush())
 	case o.sarif:
 		wd, _ := os.Getwd()
 		if wd != "" {
 			wd, _ = filepath.Abs(wd)
 		}
-		err = report.SARIF(e.Stdout, r, report.SARIFOptions{ToolVersion: Version(), BaseDir: wd})
+		jw := e.jsonOut()
+		err = errors.Join(report.SARIF(jw, r, report.SARIFOptions{ToolVersion: Version(), BaseDir: wd}), jw.Flush())
 	default:
-		err = report.Text(e.Stdout, r, report.TextOptions{Color: e.color()})
+		err = report.Text(e.Stdout, r, report.TextOptions{Color: e.color(), Wide: o.wide})
 	}
 	if err != nil {
 		return e.fail(fmt.Errorf("writing the report: %w", err))
@@ -99,4 +105,26 @@ func exitCode(fl failLevel, fs []finding.Finding) int {
 // terminal, and never with NO_COLOR set (https://no-color.org).
 func (e *Env) color() bool {
 	return e.Terminal && e.getenv("NO_COLOR") == ""
+}
+
+// maxSeconds bounds the -seconds flags: a day of profiling is already far
+// beyond any use, and 9999999999 seconds would overflow a time.Duration
+// into a negative one.
+const maxSeconds = 86400
+
+// checkCPUs validates a CPU-count flag: flag.Float64 accepts NaN and Inf,
+// which no comparison rejects, so they are named here. 0 means unknown.
+func (e *Env) checkCPUs(name string, v float64) (int, bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1<<16 {
+		return e.usageError("-%s %v: want a number of CPUs from 0 (unknown) to %d", name, v, 1<<16), false
+	}
+	return 0, true
+}
+
+// checkSeconds validates a whole-seconds flag against lo..maxSeconds.
+func (e *Env) checkSeconds(name string, v, lo int) (int, bool) {
+	if v < lo || v > maxSeconds {
+		return e.usageError("-%s %d: want %d to %d seconds", name, v, lo, maxSeconds), false
+	}
+	return 0, true
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/procs"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -43,6 +45,7 @@ host's /proc/pressure/cpu is shown as context and never makes a finding by itsel
 	binary := fs.String("binary", "", "the Go binary to apply the version rules to (default: /proc/PID/exe)")
 	sysroot := fs.String("sysroot", "/", "read /proc and /sys under `DIR`")
 	window := fs.Duration("window", time.Second, "with -pid on the live system, sample the process's CPU wait over `D` (0: lifetime counters)")
+	maxFile := fs.Int64("max-file", sysread.DefaultMax, "refuse any file under -sysroot or /proc larger than `BYTES`")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -58,6 +61,9 @@ host's /proc/pressure/cpu is shown as context and never makes a finding by itsel
 	if *window < 0 || *window > time.Minute {
 		return e.usageError("-window %v: want 0 to 1m", *window)
 	}
+	if *maxFile < 1<<10 || *maxFile > 1<<30 {
+		return e.usageError("-max-file %d: want 1024 to 1073741824 bytes", *maxFile)
+	}
 	if *binary != "" {
 		// Named on the command line: a typo is a usage problem, not a
 		// warning buried in the report.
@@ -67,9 +73,20 @@ host's /proc/pressure/cpu is shown as context and never makes a finding by itsel
 			return e.fail(fmt.Errorf("-binary %s: not a regular file", *binary))
 		}
 	}
-	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary, Window: *window})
+	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary, Window: *window, MaxFileBytes: *maxFile})
 	if err != nil {
 		return e.fail(err)
 	}
-	return e.emit(&out, report.Report{Source: finding.SourceProcs, Findings: procs.Findings(s), Summary: s})
+	code := e.emit(&out, report.Report{Source: finding.SourceProcs, Findings: procs.Findings(s), Summary: s})
+	if code == ExitClean && len(s.Undecided) > 0 && !out.fail.none {
+		// Partial input is not a clean bill: rules that needed an unreadable
+		// or malformed file could not decide (the notes say which and why).
+		var rules []string
+		for _, u := range s.Undecided {
+			rules = append(rules, u.Rule)
+		}
+		fmt.Fprintf(e.Stderr, "schedoctor procs: input incomplete: could not decide %s (see the notes)\n", strings.Join(rules, ", "))
+		return ExitError
+	}
+	return code
 }

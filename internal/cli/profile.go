@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -41,12 +42,13 @@ its line with the CPU of the whole loop; the report says which files were not fo
   schedoctor profile -o classified.pb.gz cpu.pb.gz && go tool pprof -tagfocus cause=thread-churn -top classified.pb.gz`)
 	var out outputFlags
 	out.register(fs, false)
-	classified := fs.String("o", "", "write the merged profile with a `cause` label on every sample to this file")
+	classified := fs.String("o", "", "write the merged profile to `FILE`, every sample labelled with its cause (for go tool pprof -tagfocus)")
 	seconds := fs.Int("seconds", 0, "for URLs: profile for this many seconds (?seconds=N); 0 keeps the server's default, 30")
 	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means the profile's seconds plus 30s")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the profile's findings alone")
+	lim, maxMB := profileLimitFlags(fs)
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -56,8 +58,14 @@ its line with the CPU of the whole loop; the report says which files were not fo
 	if fs.NArg() == 0 {
 		return e.usageError("give at least one CPU profile (a file, - for stdin, or a /debug/pprof/profile URL)")
 	}
-	if *seconds < 0 || *timeout < 0 {
-		return e.usageError("-seconds and -timeout must not be negative")
+	if code, ok := e.checkSeconds("seconds", *seconds, 0); !ok {
+		return code
+	}
+	if *timeout < 0 {
+		return e.usageError("-timeout %v: must not be negative", *timeout)
+	}
+	if err := setProfileLimits(lim, *maxMB); err != nil {
+		return e.usageError("%v", err)
 	}
 	if n := len(slices.DeleteFunc(slices.Clone(fs.Args()), func(a string) bool { return a != "-" })); n > 1 {
 		return e.usageError("- (stdin) given twice")
@@ -68,11 +76,14 @@ its line with the CPU of the whole loop; the report says which files were not fo
 		var err error
 		switch {
 		case arg == "-":
-			p, err = profile.Read("stdin", e.Stdin)
+			e.doing("reading standard input")
+			p, err = profile.ReadLimited("stdin", newCancelReader(ctx, e.Stdin, "reading standard input"), *lim)
 		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
-			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout})
+			e.doing("fetching " + arg)
+			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Limits: *lim})
 		default:
-			p, err = profile.ReadFile(arg)
+			e.doing("reading " + arg)
+			p, err = profile.ReadFileLimited(arg, *lim)
 		}
 		if err != nil {
 			return e.fail(err)
@@ -133,4 +144,31 @@ func writeClassified(name string, res *profile.Result) error {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return f.Close()
+}
+
+// profileLimitFlags registers the limits of profile.Limits (issue 12): a
+// profile over one is refused with exit 2 naming the limit and its flag.
+func profileLimitFlags(fs *flag.FlagSet) (*profile.Limits, *float64) {
+	lim := &profile.Limits{}
+	maxMB := fs.Float64("max-mb", profile.DefaultMaxBytes>>20, "refuse a profile of more than this many `MB` (decompressed)")
+	fs.IntVar(&lim.MaxSamples, "max-samples", profile.DefaultMaxSamples, "refuse a profile of more than `N` samples")
+	fs.IntVar(&lim.MaxFrames, "max-frames", profile.DefaultMaxFrames, "refuse a profile whose stacks hold more than `N` frames in all")
+	fs.IntVar(&lim.MaxLocations, "max-locations", profile.DefaultMaxLocations, "refuse a profile of more than `N` locations (functions, strings)")
+	fs.Float64Var(&lim.MaxGzipRatio, "max-gzip-ratio", profile.DefaultMaxGzipRatio, "refuse gzip that inflates more than `R` times (past 1 MB)")
+	return lim, maxMB
+}
+
+// setProfileLimits checks the limit flags and converts -max-mb to bytes.
+func setProfileLimits(lim *profile.Limits, maxMB float64) error {
+	if !(maxMB > 0 && maxMB <= 1<<30) {
+		return fmt.Errorf("-max-mb %g: want a size in MB above 0", maxMB)
+	}
+	lim.MaxBytes = int64(maxMB * (1 << 20))
+	if lim.MaxSamples <= 0 || lim.MaxFrames <= 0 || lim.MaxLocations <= 0 {
+		return fmt.Errorf("-max-samples, -max-frames and -max-locations must be above 0")
+	}
+	if !(lim.MaxGzipRatio >= 1 && lim.MaxGzipRatio <= 1e9) {
+		return fmt.Errorf("-max-gzip-ratio %g: want a ratio of at least 1", lim.MaxGzipRatio)
+	}
+	return nil
 }

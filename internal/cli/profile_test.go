@@ -184,7 +184,8 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{write("empty", nil)}, "empty: empty file"},
 		{[]string{write("c.pb.gz", notGo.Bytes())}, "no Go runtime frames"},
 		{[]string{"-", "-"}, "stdin) given twice"},
-		{[]string{"-seconds", "-1", "x"}, "must not be negative"},
+		{[]string{"-seconds", "-1", "x"}, "-seconds -1: want 0 to 86400 seconds"},
+		{[]string{"-seconds", "9999999999", "x"}, "-seconds 9999999999: want 0 to 86400 seconds"},
 		{[]string{"-json", "-fail", "bogus", "x"}, "invalid value"},
 	} {
 		code, _, errOut := run(t, "", append([]string{"profile"}, c.args...)...)

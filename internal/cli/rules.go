@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -17,9 +18,10 @@ func init() {
 
 func runRules(ctx context.Context, e *Env, args []string) int {
 	fs := e.newFlagSet("schedoctor rules [-json] [RULE...]",
-		"List every rule of the catalog with its status (implemented or planned), or explain the rules named\nby ID (SD101) or name (busy-select).",
-		"  schedoctor rules\n  schedoctor rules SD101\n  schedoctor rules -json busy-select")
+		"List every rule of the catalog with its status (implemented or planned), or explain the rules named\nby ID (SD101) or name (busy-select). The list and the explanations fit 80 columns; -wide prints\none line per rule and unwrapped paragraphs.",
+		"  schedoctor rules\n  schedoctor rules SD101\n  schedoctor rules -wide | grep trace\n  schedoctor rules -json busy-select")
 	asJSON := fs.Bool("json", false, "print the rules as a JSON array")
+	wide := fs.Bool("wide", false, "one line per rule and unwrapped prose, however wide")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -43,10 +45,14 @@ func runRules(ctx context.Context, e *Env, args []string) int {
 		for i, r := range rules {
 			out[i] = ruleJSON{r, r.URL()}
 		}
-		enc := json.NewEncoder(e.Stdout)
+		jw := e.jsonOut()
+		enc := json.NewEncoder(jw)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(out); err != nil {
+			return e.fail(err)
+		}
+		if err := jw.Flush(); err != nil {
 			return e.fail(err)
 		}
 		return ExitClean
@@ -56,20 +62,45 @@ func runRules(ctx context.Context, e *Env, args []string) int {
 			if i > 0 {
 				fmt.Fprintln(e.Stdout)
 			}
-			if err := report.RuleMarkdown(e.Stdout, r); err != nil {
+			// The docs page's Markdown, its prose wrapped to 80 columns
+			// (the catalog holds a paragraph per line).
+			var b strings.Builder
+			if err := report.RuleMarkdown(&b, r); err != nil {
 				return e.fail(err)
 			}
+			text := b.String()
+			if !*wide {
+				text = reflow(text, helpWidth)
+			}
+			io.WriteString(e.Stdout, text)
+		}
+		return ExitClean
+	}
+	srcs := func(r finding.Rule) string {
+		s := make([]string, len(r.Sources))
+		for i, src := range r.Sources {
+			s[i] = string(src)
+		}
+		return strings.Join(s, ",")
+	}
+	if !*wide {
+		// 80 columns: ID, name, sources and status on one line, the title
+		// under them, wrapped.
+		nw, sw := len("NAME"), len("SOURCE")
+		for _, r := range rules {
+			nw, sw = max(nw, width(r.Name)), max(sw, width(srcs(r)))
+		}
+		fmt.Fprintf(e.Stdout, "%-5s  %-*s  %-*s  %s\n", "ID", nw, "NAME", sw, "SOURCE", "STATUS")
+		for _, r := range rules {
+			fmt.Fprintf(e.Stdout, "%-5s  %-*s  %-*s  %s\n", r.ID, nw, r.Name, sw, srcs(r), r.Status)
+			io.WriteString(e.Stdout, wrapWords("       ", "       ", r.Title, helpWidth))
 		}
 		return ExitClean
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSOURCE\tSTATUS\tTITLE")
 	for _, r := range rules {
-		srcs := make([]string, len(r.Sources))
-		for i, s := range r.Sources {
-			srcs[i] = string(s)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, strings.Join(srcs, ","), r.Status, r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, srcs(r), r.Status, r.Title)
 	}
 	if err := tw.Flush(); err != nil {
 		return e.fail(err)

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/report"
@@ -29,8 +27,12 @@ Findings point at the input's line of the first offending snapshot.`,
   schedoctor schedtrace -json -fail critical sched.txt`)
 	var out outputFlags
 	out.register(fs, false)
+	maxTicks := fs.Int("max-ticks", schedtrace.DefaultMaxTicks, "analyse at most the last `N` snapshots (bounds memory on endless input)")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
+	}
+	if *maxTicks < 10 || *maxTicks > 100_000_000 {
+		return e.usageError("-max-ticks %d: want 10 to 100000000", *maxTicks)
 	}
 	if code, ok := out.check(e); !ok {
 		return code
@@ -39,18 +41,15 @@ Findings point at the input's line of the first offending snapshot.`,
 		return e.usageError("want one FILE (or - for stdin), got %d arguments", fs.NArg())
 	}
 	name := fs.Arg(0)
-	var r io.Reader = e.Stdin
+	r, closeIn, err := e.openInput(ctx, name)
+	if err != nil {
+		return e.fail(fmt.Errorf("reading schedtrace output: %w", err))
+	}
+	defer closeIn()
 	if name == "-" {
 		name = "stdin"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return e.fail(fmt.Errorf("reading schedtrace output: %w", err))
-		}
-		defer f.Close()
-		r = f
 	}
-	t, err := schedtrace.Parse(r, name)
+	t, err := schedtrace.ParseWith(r, name, schedtrace.ParseOptions{MaxTicks: *maxTicks})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -59,6 +58,9 @@ Findings point at the input's line of the first offending snapshot.`,
 	}
 	if st := t.Stats; st.Overlong > 0 {
 		e.warn("%s: skipped %d lines longer than %d bytes", name, st.Overlong, schedtrace.MaxLine)
+	}
+	if st := t.Stats; st.Dropped > 0 {
+		e.warn("%s: kept the last %d of %d snapshots (-max-ticks)", name, len(t.Ticks), st.SchedLines)
 	}
 	fsList, sum := schedtrace.Analyze(t)
 	return e.emit(&out, report.Report{Source: finding.SourceSchedtrace, Findings: fsList, Summary: sum})

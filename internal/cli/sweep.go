@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -109,8 +110,16 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 		if _, err := loadgen.CheckURL(*loadURL); err != nil {
 			return e.usageError("-load: %v", err)
 		}
-		if *rate <= 0 {
+		if !set["rate"] {
 			return e.usageError("-load needs -rate, the requests per second (e.g. -rate 1000)")
+		}
+		// NaN passes every comparison: it is named here, not found later
+		// as "no request succeeded".
+		if math.IsNaN(*rate) || math.IsInf(*rate, 0) || *rate <= 0 || *rate > maxRate {
+			return e.usageError("-rate %v: want requests per second above 0 and at most %d", *rate, maxRate)
+		}
+		if *inflight > 1<<20 {
+			return e.usageError("-max-inflight %d: want at most %d", *inflight, 1<<20)
 		}
 		if *loadDur <= 0 || *inflight < 1 || *ready <= 0 {
 			return e.usageError("-duration, -max-inflight and -ready-timeout must be positive")
@@ -129,6 +138,10 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 	}
 	return e.emit(&out, report.Report{Source: finding.SourceSweep, Findings: s.Findings(), Summary: s})
 }
+
+// maxRate bounds -rate: beyond a million requests a second the open-loop
+// generator's interval would be under a microsecond, which no timer keeps.
+const maxRate = 1_000_000
 
 // procsFlag is -procs: a validated GOMAXPROCS list.
 type procsFlag struct{ list []int }

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -42,6 +40,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	out.register(fs, true)
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
+	maxGenMB := fs.Float64("max-generation-mb", exectrace.DefaultMaxGeneration>>20, "read no generation (about 1s of trace) larger than this many `MB`: the reader holds one whole")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -54,25 +53,25 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if fs.NArg() != 1 {
 		return e.usageError("want one trace file, or - for stdin")
 	}
-	if *cpus < 0 {
-		return e.usageError("-cpus %g: want a number of CPUs ≥ 0", *cpus)
+	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
+		return code
 	}
 	if *procCPU < 0 {
 		return e.usageError("-process-cpu %v: want a duration ≥ 0", *procCPU)
 	}
+	if !(*maxGenMB*(1<<20) >= exectrace.MinMaxGeneration && *maxGenMB <= 1<<30) {
+		return e.usageError("-max-generation-mb %g: want a size from %g MB (one batch) up", *maxGenMB, float64(exectrace.MinMaxGeneration)/(1<<20))
+	}
 	name := fs.Arg(0)
-	var r io.Reader = e.Stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return e.fail(err)
-		}
-		defer f.Close()
-		r = f
-	} else {
+	r, closeIn, err := e.openInput(ctx, name)
+	if err != nil {
+		return e.fail(err)
+	}
+	defer closeIn()
+	if name == "-" {
 		name = "stdin"
 	}
-	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
+	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU, MaxGeneration: int64(*maxGenMB * (1 << 20))}
 	res, err := exectrace.Analyze(ctx, r, topt)
 	if err != nil {
 		return e.fail(fmt.Errorf("%s: %w", name, err))

@@ -1,8 +1,14 @@
 // Package demo runs schedoctor on its own lab, so that a new user sees every
 // layer work in one command: it writes the embedded lab programs into a
 // temporary module (no network), lints them, runs each anti-pattern under a
-// CPU profile and an execution trace, diagnoses what it recorded, and checks
-// the diagnoses against the lab's markers (lab.Markers).
+// CPU profile and an execution trace, diagnoses what it recorded, runs
+// `check` on the lab service under load over loopback, and checks the
+// diagnoses against the lab's markers (lab.Markers, labsvc.Causes).
+//
+// Each run of a program is measured against the rest of the machine
+// (Machine): a diagnosis that differs from the lab's markers while other
+// processes measurably used the CPUs is reported as the busy machine's, not
+// counted as a failure; on a quiet machine it fails.
 package demo
 
 import (
@@ -25,10 +31,17 @@ const (
 	StageLint    Stage = "lint"
 	StageProfile Stage = "profile"
 	StageTrace   Stage = "trace"
+	// StageCheck runs `schedoctor check` on the lab service (ServiceName),
+	// not on the lab programs.
+	StageCheck Stage = "check"
 )
 
 // Stages lists every stage in the order they run.
-var Stages = []Stage{StageLint, StageProfile, StageTrace}
+var Stages = []Stage{StageLint, StageProfile, StageTrace, StageCheck}
+
+// ServiceName is the lab service's row in the table and its name in
+// Options.Programs.
+const ServiceName = "labservice"
 
 // ruleStage maps a rule to the stage that reports it, by its hundreds digit.
 func ruleStage(rule string) Stage {
@@ -46,7 +59,7 @@ func ruleStage(rule string) Stage {
 // Options control Run. The zero value runs every stage on every program.
 type Options struct {
 	Stages   []Stage       // nil means Stages
-	Programs []string      // nil means every lab program
+	Programs []string      // nil means every lab program and the lab service (ServiceName)
 	Duration time.Duration // how long each program runs per stage; 0 means 1s
 	WorkDir  string        // where to write the lab module; "" means a temporary directory, removed at the end
 	Progress io.Writer     // one line per step; nil means silent
@@ -63,10 +76,21 @@ type Result struct {
 type Summary struct {
 	Stages   []Stage          `json:"stages"`
 	Programs []ProgramSummary `json:"programs"`
-	Mismatch int              `json:"mismatches"` // program×stage cells whose findings differ from the markers
+	// Mismatch counts the program×stage cells whose findings differ from
+	// the markers on a quiet machine, or by a stage that does not depend
+	// on the machine (lint), or because the stage failed: the demo fails.
+	Mismatch int `json:"mismatches"`
+	// BusyMismatch counts the cells whose findings differ from the
+	// markers while the machine was measurably busy (StageSummary.Busy):
+	// reported, not counted as failures.
+	BusyMismatch int `json:"busy_mismatches,omitempty"`
+	// Busiest is the busiest machine measured during those cells' runs.
+	Busiest *Machine `json:"busiest,omitempty"`
 	// BusyHost counts the cells with findings caused by the host
 	// withholding CPU (StageSummary.Host): the machine was busy.
 	BusyHost int `json:"busy_host"`
+	// Service is what `check` said about the lab service (StageCheck).
+	Service *ServiceSummary `json:"service,omitempty"`
 }
 
 // ProgramSummary is one row of the table.
@@ -91,11 +115,27 @@ type StageSummary struct {
 	// mismatches; the summary says the machine was busy.
 	Host  []string `json:"host,omitempty"`
 	Error string   `json:"error,omitempty"` // the stage failed for this program
+	// Machine is the rest of the machine during the run (nil: not
+	// measured, or a stage that does not run the program).
+	Machine *Machine `json:"machine,omitempty"`
+	// Busy is set when the findings differ from the markers while the
+	// machine was busy (Machine.Busy): the mismatch is not a failure.
+	Busy bool `json:"busy,omitempty"`
+	// Sources gives, for the check stage, how many sources agree on each
+	// found rule (the join's "sources").
+	Sources map[string]int `json:"sources,omitempty"`
 }
 
 // OK reports whether the stage found exactly what the lab expects.
 func (s *StageSummary) OK() bool {
 	return s.Error == "" && len(s.Missing) == 0 && len(s.Unexpected) == 0
+}
+
+// excusable reports whether a mismatch in this cell may be the busy
+// machine's: the stage ran the program (lint reads source, and reads it
+// the same on any machine), it did not fail, and the run was measured busy.
+func (s *StageSummary) excusable(st Stage) bool {
+	return st != StageLint && s.Error == "" && s.Machine.Busy()
 }
 
 // runner holds the state of one demo run.
@@ -104,8 +144,10 @@ type runner struct {
 	dir      string            // the lab module (go line of the project)
 	bins     map[string]string // built programs by name
 	programs []lab.Program
+	service  bool // run check on the lab service
 	res      Result
 	rows     map[string]*ProgramSummary
+	sample   sampler // the machine's counters; nil measures nothing
 }
 
 // Run runs the demo. It fails only when the lab cannot be written or
@@ -117,7 +159,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Duration <= 0 {
 		opt.Duration = time.Second
 	}
-	r := &runner{opt: opt, rows: map[string]*ProgramSummary{}}
+	r := &runner{opt: opt, rows: map[string]*ProgramSummary{}, sample: readSample}
 	for _, p := range lab.Programs {
 		if p.Sweep {
 			continue // a workload for schedoctor sweep, not a lesson
@@ -126,8 +168,14 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			r.programs = append(r.programs, p)
 		}
 	}
-	if len(r.programs) == 0 {
-		return nil, fmt.Errorf("no lab program matches %v", opt.Programs)
+	r.service = slices.Contains(opt.Stages, StageCheck) && (opt.Programs == nil || slices.Contains(opt.Programs, ServiceName))
+	programStages := slices.DeleteFunc(slices.Clone(opt.Stages), func(st Stage) bool { return st == StageCheck })
+	if len(programStages) == 0 || len(r.programs) == 0 {
+		r.programs = nil
+		programStages = nil
+	}
+	if len(r.programs) == 0 && !r.service {
+		return nil, fmt.Errorf("no lab program matches %v for stages %v (the lab service %s runs in the check stage only)", opt.Programs, opt.Stages, ServiceName)
 	}
 	dir := opt.WorkDir
 	if dir == "" {
@@ -150,7 +198,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, st := range opt.Stages {
+		for _, st := range programStages {
 			cell := &StageSummary{Expected: []string{}, Found: []string{}}
 			for _, rule := range expected {
 				if ruleStage(rule) == st {
@@ -166,15 +214,29 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			row.Cells[st] = cell
 		}
 		sum.Programs = append(sum.Programs, *row)
-		r.rows[p.Name] = &sum.Programs[len(sum.Programs)-1]
+	}
+	if r.service {
+		sum.Programs = append(sum.Programs, ProgramSummary{Name: ServiceName, Summary: serviceSummary,
+			Cells: map[Stage]*StageSummary{StageCheck: {Expected: []string{}, Found: []string{}}}})
+	}
+	for i := range sum.Programs {
+		r.rows[sum.Programs[i].Name] = &sum.Programs[i]
 	}
 	for _, st := range opt.Stages {
 		var err error
 		switch st {
 		case StageLint:
-			err = r.lint(ctx)
+			if len(r.programs) > 0 {
+				err = r.lint(ctx)
+			}
 		case StageProfile, StageTrace:
-			err = r.runtime(ctx, st)
+			if len(r.programs) > 0 {
+				err = r.runtime(ctx, st)
+			}
+		case StageCheck:
+			if r.service {
+				sum.Service, err = r.check(ctx)
+			}
 		default:
 			err = fmt.Errorf("unknown stage %q", st)
 		}
@@ -182,9 +244,32 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	tally(sum)
+	r.res.Summary = sum
+	finding.Sort(r.res.Findings)
+	return &r.res, nil
+}
+
+// tally counts the mismatches: a cell that differs from the markers fails
+// the demo unless its run was measured on a busy machine (excusable).
+func tally(sum *Summary) {
+	sum.Mismatch, sum.BusyMismatch, sum.BusyHost, sum.Busiest = 0, 0, 0, nil
 	for i := range sum.Programs {
-		for _, cell := range sum.Programs[i].Cells {
-			if !cell.OK() {
+		for _, st := range sum.Stages {
+			cell := sum.Programs[i].Cells[st]
+			if cell == nil {
+				continue
+			}
+			cell.Busy = false
+			switch {
+			case cell.OK():
+			case cell.excusable(st):
+				cell.Busy = true
+				sum.BusyMismatch++
+				if sum.Busiest == nil || cell.Machine.OtherCPUs > sum.Busiest.OtherCPUs {
+					sum.Busiest = cell.Machine
+				}
+			default:
 				sum.Mismatch++
 			}
 			if len(cell.Host) > 0 {
@@ -192,9 +277,6 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			}
 		}
 	}
-	r.res.Summary = sum
-	finding.Sort(r.res.Findings)
-	return &r.res, nil
 }
 
 func (r *runner) progress(format string, args ...any) {
@@ -207,8 +289,9 @@ func (r *runner) progress(format string, args ...any) {
 // what the lab expects. Locations are made to point into the lab as
 // internal/lab/<name>/main.go so that the output does not depend on the
 // temporary directory.
-func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr error) {
+func (r *runner) record(name string, st Stage, fs []finding.Finding, m *Machine, stageErr error) {
 	cell := r.rows[name].Cells[st]
+	cell.Machine = m
 	if stageErr != nil {
 		cell.Error = stageErr.Error()
 		return
@@ -249,8 +332,13 @@ func (r *runner) record(name string, st Stage, fs []finding.Finding, stageErr er
 // hostCaused reports whether a finding's measured cause is the host
 // withholding CPU from the program: the trace analysis then reports the
 // CPU the process got against its busy Ps (exectrace's SD303 "while the
-// process got N cores"), which only a busy machine produces.
+// process got N cores"), which only a busy machine produces; and the
+// procs layer's CPU pressure (SD406, the process's threads waiting on a
+// run queue), which measures the machine around the program, not its code.
 func hostCaused(f *finding.Finding) bool {
+	if f.Rule == "SD406" {
+		return true
+	}
 	if f.Rule != "SD303" {
 		return false
 	}

@@ -42,7 +42,7 @@ func (r *runner) lint(ctx context.Context) error {
 		}
 	}
 	for _, p := range r.programs {
-		r.record(p.Name, StageLint, perProgram[p.Name], lintErr)
+		r.record(p.Name, StageLint, perProgram[p.Name], nil, lintErr)
 	}
 	return nil
 }

@@ -32,9 +32,11 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 		}
 		d := r.opt.Duration
 		r.progress("%s: running %s for %v (%s)", st, p.Name, d, p.Summary)
+		before := r.take()
 		cpu, err := r.runProgram(ctx, p, d, flagName, out)
+		m := measure(before, r.take(), cpu.Seconds())
 		if err != nil {
-			r.record(p.Name, st, nil, err)
+			r.record(p.Name, st, nil, m, err)
 			continue
 		}
 		var fs []finding.Finding
@@ -43,7 +45,7 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 		} else {
 			fs, err = diagnoseTrace(ctx, out, cpu)
 		}
-		r.record(p.Name, st, fs, err)
+		r.record(p.Name, st, fs, m, err)
 	}
 	return nil
 }

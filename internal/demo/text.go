@@ -5,60 +5,138 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // WriteText prints the demo's table: one row per program, one column per
 // stage, each cell the rules found and whether they are what the lab marks.
-func (s *Summary) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// It fits 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth prints the table within width columns (0: one line per
+// program however wide): a table too wide has the program's name stacked
+// above its cells, and the sentences under it are wrapped.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	header := []string{"program"}
 	for _, st := range s.Stages {
 		header = append(header, string(st))
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	tab := &textsafe.Table{Header: header}
 	cells := 0
 	for _, p := range s.Programs {
 		row := []string{p.Name}
 		for _, st := range s.Stages {
-			row = append(row, p.Cells[st].String())
+			cell := p.Cells[st]
+			if cell == nil {
+				// The lab programs have no check cell, the lab service
+				// only that one.
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, textsafe.String(cell.String())) // an error cell quotes input
 			cells++
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		tab.Add(row...)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tab.Write(w, width); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
+	// The sentences below are wrapped to the width as they are written.
+	w = &wrapWriter{w: w, width: width}
 	if s.BusyHost > 0 {
 		fmt.Fprintf(w, "the machine was busy: in %d of %d runs the host withheld CPU from the program (! in the table:\n"+
-			"SD303 measured against the CPU the program really got); those findings describe the machine, not the lab,\n"+
-			"and other diagnoses may differ from a quiet machine's\n", s.BusyHost, cells)
+			"SD303 measured against the CPU the program really got, SD406 its threads waiting on a run queue); those\n"+
+			"findings describe the machine, not the lab, and other diagnoses may differ from a quiet machine's\n", s.BusyHost, cells)
+	}
+	if s.Service != nil {
+		s.Service.writeText(w)
+	}
+	if s.BusyMismatch > 0 {
+		fmt.Fprintf(w, "the machine was busy (%s), these diagnoses may differ: %d of %d (? in the table) differ from what "+
+			"the lab contains while other processes used the CPUs; they are not counted as failures\n", s.Busiest, s.BusyMismatch, cells)
 	}
 	if s.Mismatch == 0 {
-		_, err := fmt.Fprintf(w, "all %d diagnoses match what the lab programs contain (✓); healthy controls are clean\n", cells)
+		_, err := fmt.Fprintf(w, "%s %d diagnoses match what the lab programs contain (✓); healthy controls are clean\n",
+			map[bool]string{true: "all", false: "the other"}[s.BusyMismatch == 0], cells-s.BusyMismatch)
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d of %d diagnoses differ from what the lab programs contain (✗): see the rows above\n", s.Mismatch, cells)
 	return err
 }
 
+// wrapWriter word-wraps each line written to it (whole lines only, as
+// the sentences above are written) to width columns.
+type wrapWriter struct {
+	w     io.Writer
+	width int
+}
+
+func (ww *wrapWriter) Write(p []byte) (int, error) {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(p), "\n") {
+		if l == "" {
+			continue
+		}
+		if !strings.HasSuffix(l, "\n") || textsafe.Width(l) <= ww.width+1 || ww.width <= 0 {
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString(textsafe.Wrap("", "", l, ww.width))
+	}
+	if _, err := io.WriteString(ww.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeText says, per fault of the lab service, which rule and how many
+// sources reported it.
+func (s *ServiceSummary) writeText(w io.Writer) {
+	var parts []string
+	for _, c := range s.Causes {
+		if p := c.Problem(); p != "" {
+			parts = append(parts, fmt.Sprintf("%s: %s", c.Name, p))
+			continue
+		}
+		src := "one source"
+		if len(c.Sources) > 0 {
+			src = strings.Join(c.Sources, "+")
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", c.Name, c.Rule, src))
+	}
+	health := "healthy handlers clean"
+	if len(s.Healthy) > 0 {
+		health = "healthy handlers warned: " + strings.Join(s.Healthy, ", ")
+	}
+	fmt.Fprintf(w, "check of the lab service (%d requests over loopback, %ds profile): %s; %s\n",
+		s.Requests, s.Seconds, strings.Join(parts, ", "), health)
+}
+
 // String is a table cell: "✓ SD101 SD204", "✓ clean", "✗ SD201 -SD203 +SD205"
-// (a leading - is missing, + unexpected, ! caused by a busy host), or
-// "✗ error".
+// (a leading - is missing, + unexpected, ! caused by a busy host; "?"
+// instead of "✗" when the run was measured on a busy machine; SD204(3):
+// three sources agree, in the check stage), or "✗ error".
 func (s *StageSummary) String() string {
 	if s.Error != "" {
 		return "✗ error: " + firstLine(s.Error, 40)
 	}
 	mark := "✓"
-	if !s.OK() {
+	switch {
+	case s.Busy:
+		mark = "?" // differs, on a busy machine: not a failure
+	case !s.OK():
 		mark = "✗"
 	}
 	var parts []string
 	for _, r := range s.Found {
-		if slices.Contains(s.Unexpected, r) {
+		switch {
+		case slices.Contains(s.Unexpected, r):
 			parts = append(parts, "+"+r)
-		} else {
+		case s.Sources[r] > 1:
+			parts = append(parts, fmt.Sprintf("%s(%d)", r, s.Sources[r])) // sources that agree
+		default:
 			parts = append(parts, r)
 		}
 	}

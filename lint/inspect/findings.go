@@ -181,13 +181,13 @@ func (fe *fileEntry) runUntyped() (out []finding.Finding) {
 
 func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evidence.Result) finding.Finding {
 	pos := fe.fset.Position(d.Pos)
-	rule := d.Category
+	rule, sev, _ := lint.SplitCategory(d.Category)
 	if rule == "" {
 		rule = analyzer
 	}
-	f := finding.Finding{Rule: rule, Message: d.Message, Severity: finding.Warning}
+	f := finding.Finding{Rule: rule, Message: d.Message, Severity: sev}
 	if c, ok := finding.Lookup(rule); ok {
-		f.Severity, f.Fix = c.Severity, c.Fix
+		f.Fix = c.Fix
 	}
 	fn := ""
 	if pos.Filename == fe.abs {

@@ -31,6 +31,13 @@
 // upstream.Load()), runtime.Gosched, a counter increment, break,
 // continue, return. An atomic write or CAS behind a condition (claim the
 // slot only when the reader has made room) does not make the loop honest.
+// A tagless switch with an init (switch dif := seq - pos; {) is walked
+// like an if/else chain, and a clause or if whose condition can never be
+// true (an unsigned dif < 0) is dead: go-datastructures' ring put, whose
+// "full" case is such a dead dif < 0, spins in the default. A timeout
+// that bounds the loop only under a guard the loop does not change (if
+// timeout > 0 && time.Since(start) >= timeout { return }) does not make
+// it a timed busy delay: with timeout <= 0 it spins unbounded.
 // It also reports for {} and for true {}, with the fix select {}.
 //
 // It stays silent when an atomic write or CAS runs on every iteration
@@ -39,11 +46,15 @@
 // just run a CAS, in the loop or in a never-blocking helper whose
 // lint/blocking fact says it swaps (a lock-free tree's root swap or
 // commit: each round follows a CAS that lost a race, every other path
-// returns), when an assignment advances (l = l.next),
+// returns), when the only path that goes round without a CAS re-reads
+// the word the CAS swaps after finding the position stale (Dmitry
+// Vyukov's bounded queue: dif == 0 claims with a CAS, dif < 0 leaves as
+// full or empty, dif > 0 re-reads the tail another goroutine moved on),
+// when an assignment advances (l = l.next),
 // when a helper is called for its effect (work), for any sleep (sleeppoll
 // and timerloop report those), a channel operation or select
 // (busyselect), or a call it does not know; for loops timed with time.Now
-// or time.Since, which burn CPU on purpose; for loops on
+// or time.Since on every iteration, which burn CPU on purpose; for loops on
 // runtime.NumGoroutine (goroutinethrottle); for a counter that decides
 // when the loop ends; and in _test.go files, where spinning goroutines are
 // how scheduler behaviour is exercised.

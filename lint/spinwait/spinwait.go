@@ -108,7 +108,7 @@ func (s *spin) swapsEveryRound(f *ast.ForStmt) bool {
 	if f.Cond != nil && s.swaps(f.Cond) {
 		return true
 	}
-	w := casPaths{s: s, ok: true}
+	w := casPaths{s: s, ok: true, stale: map[ast.Node]bool{}}
 	end := w.list(f.Body.List, false)
 	return w.ok && end
 }
@@ -117,6 +117,14 @@ func (s *spin) swapsEveryRound(f *ast.ForStmt) bool {
 type casPaths struct {
 	s  *spin
 	ok bool // every continue seen so far came after a CAS
+	// stale holds the bodies (a *ast.BlockStmt or *ast.CaseClause) that
+	// re-read a position another goroutine's CAS moved on (staleRetry):
+	// the round they start is a retry bounded by contention, as after a
+	// failed CAS.
+	stale map[ast.Node]bool
+	// breaks collects, for each switch being walked, whether a CAS had
+	// run on the paths that leave it with an unlabelled break.
+	breaks [][]bool
 }
 
 // list returns whether every path that reaches the end of l has run a
@@ -131,25 +139,43 @@ func (w *casPaths) list(l []ast.Stmt, done bool) bool {
 func (w *casPaths) stmt(st ast.Stmt, done bool) bool {
 	switch st := st.(type) {
 	case *ast.BlockStmt:
+		if w.stale[st] {
+			return true
+		}
 		return w.list(st.List, done)
 	case *ast.IfStmt:
 		if st.Init != nil {
 			done = w.stmt(st.Init, done)
 		}
+		if chain := ifChain(st); chain != nil {
+			w.markStale(chain)
+		}
+		if neverTrue(w.s.info, st.Cond) {
+			if st.Else == nil {
+				return done
+			}
+			return w.stmt(st.Else, done)
+		}
 		done = done || w.s.swaps(st.Cond)
-		then := w.list(st.Body.List, done)
+		then := w.stmt(st.Body, done)
 		other := done
 		if st.Else != nil {
 			other = w.stmt(st.Else, done)
 		}
 		return then && other
+	case *ast.SwitchStmt:
+		return w.switchStmt(st, done)
 	case *ast.BranchStmt:
-		switch st.Tok {
-		case token.CONTINUE:
+		switch {
+		case st.Tok == token.CONTINUE:
 			w.ok = w.ok && done
-		case token.BREAK:
-			// Outside switch and select (refused below), a break
-			// leaves this loop or an outer one.
+		case st.Tok == token.BREAK && st.Label == nil && len(w.breaks) > 0:
+			// Leaves the switch being walked: the path goes on after it.
+			w.breaks[len(w.breaks)-1] = append(w.breaks[len(w.breaks)-1], done)
+		case st.Tok == token.BREAK:
+			// Outside switch (and select, refused below), a break
+			// leaves this loop or an outer one; so does a labelled one
+			// (a label on the switch itself is refused by switchStmt).
 		default:
 			w.ok = false
 		}
@@ -166,6 +192,282 @@ func (w *casPaths) stmt(st ast.Stmt, done bool) bool {
 	}
 	w.ok = false
 	return false
+}
+
+// switchStmt follows a tagless switch: every live clause is a path (a
+// clause whose every case can never be true is dead and skipped), and
+// without a default, so is going past it. A stale-position clause
+// (staleRetry) counts as having swapped.
+func (w *casPaths) switchStmt(st *ast.SwitchStmt, done bool) bool {
+	if st.Tag != nil {
+		w.ok = false
+		return false
+	}
+	if st.Init != nil {
+		done = w.stmt(st.Init, done)
+	}
+	live := liveClauses(w.s.info, st)
+	w.markStale(live)
+	all, hasDefault := true, false
+	w.breaks = append(w.breaks, nil)
+	for _, b := range live {
+		if b.cond == nil {
+			hasDefault = true
+		}
+		if w.stale[b.node] {
+			continue
+		}
+		d := done || b.cond != nil && w.s.swaps(b.cond)
+		all = w.list(b.body, d) && all
+	}
+	for _, d := range w.breaks[len(w.breaks)-1] {
+		all = all && d
+	}
+	w.breaks = w.breaks[:len(w.breaks)-1]
+	return all && (hasDefault || done)
+}
+
+// branch is one arm of an if/else-if chain or of a tagless switch: its
+// condition (nil for else and default), its statements, and the node
+// that holds them.
+type branch struct {
+	cond ast.Expr
+	body []ast.Stmt
+	node ast.Node
+}
+
+// ifChain returns the arms of the if/else-if/else chain that starts at
+// st, or nil when an else-if has an init statement.
+func ifChain(st *ast.IfStmt) []branch {
+	var out []branch
+	for {
+		out = append(out, branch{cond: st.Cond, body: st.Body.List, node: st.Body})
+		switch e := st.Else.(type) {
+		case nil:
+			return out
+		case *ast.BlockStmt:
+			return append(out, branch{body: e.List, node: e})
+		case *ast.IfStmt:
+			if e.Init != nil {
+				return nil
+			}
+			st = e
+		default:
+			return nil
+		}
+	}
+}
+
+// liveClauses returns the clauses of a tagless switch that can run, one
+// branch per case expression list joined as one condition (nil for
+// default); a clause whose every expression can never be true is dead.
+func liveClauses(info *types.Info, st *ast.SwitchStmt) []branch {
+	var out []branch
+	for _, c := range st.Body.List {
+		cc := c.(*ast.CaseClause)
+		if cc.List == nil {
+			out = append(out, branch{body: cc.Body, node: cc})
+			continue
+		}
+		var live []ast.Expr
+		for _, e := range cc.List {
+			if !neverTrue(info, e) {
+				live = append(live, e)
+			}
+		}
+		if len(live) == 0 {
+			continue
+		}
+		cond := live[0]
+		for _, e := range live[1:] {
+			cond = &ast.BinaryExpr{X: cond, Op: token.LOR, Y: e}
+		}
+		out = append(out, branch{cond: cond, body: cc.Body, node: cc})
+	}
+	return out
+}
+
+// neverTrue reports a condition that cannot hold: the constant false, or
+// an unsigned value compared below zero (x < 0, 0 > x), which is false
+// for every value (staticcheck's SA4003). Code under it never runs.
+func neverTrue(info *types.Info, e ast.Expr) bool {
+	if tv, ok := info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.Bool {
+		return !constant.BoolVal(tv.Value)
+	}
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	x, zero := b.X, b.Y
+	switch b.Op {
+	case token.LSS:
+	case token.GTR:
+		x, zero = b.Y, b.X
+	default:
+		return false
+	}
+	return isZero(info, zero) && isUnsigned(info.TypeOf(x))
+}
+
+func allNeverTrue(info *types.Info, list []ast.Expr) bool {
+	for _, e := range list {
+		if !neverTrue(info, e) {
+			return false
+		}
+	}
+	return true
+}
+
+func isZero(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.Value != nil && tv.Value.Kind() == constant.Int && constant.Sign(tv.Value) == 0
+}
+
+func isUnsigned(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	if t != nil {
+		b, ok = t.Underlying().(*types.Basic)
+	}
+	return ok && b.Info()&types.IsUnsigned != 0
+}
+
+// markStale finds, among the arms of one comparison, the re-read of a
+// position that another goroutine moved on, and marks its body stale.
+// It is the three-way test of a slot's sequence in Dmitry Vyukov's
+// bounded queue (dif := seq - pos): the arm dif == 0 claims the slot with
+// a CAS on the position; the arm dif < 0 (or dif > 0) finds the slot not
+// ready and leaves the loop (full, empty: return false); and the one
+// other arm, the opposite sign, only re-reads the word the CAS swaps
+// (pos = tail.Load()): it runs when another goroutine's CAS claimed this
+// position first, so going round is a contention retry, like a failed
+// CAS. When the not-ready arm is dead (an unsigned dif < 0) or does not
+// leave, the re-read arm is where the loop waits for the ring to move,
+// and nothing is marked.
+func (w *casPaths) markStale(arms []branch) {
+	info := w.s.info
+	var zero, ready, reread *branch
+	var d types.Object
+	for i := range arms {
+		b := &arms[i]
+		v, op, ok := signTest(info, b.cond)
+		switch {
+		case ok && op == token.EQL && zero == nil && (d == nil || d == v):
+			zero, d = b, v
+		case ok && (op == token.LSS || op == token.GTR) && ready == nil && (d == nil || d == v) &&
+			!neverTrue(info, b.cond) && astutil.AlwaysLeaves(info, b.body, w.s.loop, true):
+			ready, d = b, v
+		case reread == nil:
+			if ok && d != nil && d != v {
+				return
+			}
+			reread = b
+		default:
+			return // more arms than the three
+		}
+	}
+	if zero == nil || ready == nil || reread == nil {
+		return
+	}
+	target := casTarget(info, append([]ast.Node{zero.cond}, stmtNodes(zero.body)...))
+	if target == "" || len(reread.body) == 0 {
+		return
+	}
+	for _, st := range reread.body {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN {
+			return
+		}
+		for _, r := range as.Rhs {
+			call, ok := ast.Unparen(r).(*ast.CallExpr)
+			if !ok || loadTarget(info, call) != target {
+				return
+			}
+		}
+	}
+	w.stale[reread.node] = true
+}
+
+func stmtNodes(list []ast.Stmt) []ast.Node {
+	out := make([]ast.Node, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// signTest reads a comparison of a variable with zero (d == 0, d < 0,
+// 0 < d ...) as the variable and the operator with d on the left.
+func signTest(info *types.Info, cond ast.Expr) (types.Object, token.Token, bool) {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return nil, 0, false
+	}
+	x, y, op := b.X, b.Y, b.Op
+	if isZero(info, x) {
+		x, y = y, x
+		switch op {
+		case token.LSS:
+			op = token.GTR
+		case token.GTR:
+			op = token.LSS
+		}
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || !isZero(info, y) {
+		return nil, 0, false
+	}
+	switch op {
+	case token.EQL, token.LSS, token.GTR:
+	default:
+		return nil, 0, false
+	}
+	v, ok := info.Uses[id].(*types.Var)
+	return v, op, ok
+}
+
+// casTarget returns the word the first compare-and-swap in nodes swaps,
+// spelled as its address (&q.tail for atomic.CompareAndSwapInt64(&q.tail,
+// ...) and for q.tail.CompareAndSwap(...)), or "".
+func casTarget(info *types.Info, nodes []ast.Node) string {
+	target := ""
+	for _, n := range nodes {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && target == "" && blocking.IsCAS(analysisutil.Callee(info, call)) {
+				target = atomicAddr(info, call)
+			}
+			return target == ""
+		})
+	}
+	return target
+}
+
+// loadTarget returns the word an atomic load reads, spelled as casTarget
+// spells it, or "" for any other call.
+func loadTarget(info *types.Info, call *ast.CallExpr) string {
+	fn := analysisutil.Callee(info, call)
+	if fn == nil || !astutil.IsAtomicLike(fn) || !strings.HasPrefix(fn.Name(), "Load") {
+		return ""
+	}
+	return atomicAddr(info, call)
+}
+
+// atomicAddr spells the word an atomic call works on: the first argument
+// of a function of sync/atomic, the address of a method's receiver.
+func atomicAddr(info *types.Info, call *ast.CallExpr) string {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	fn := analysisutil.Callee(info, call)
+	if !ok || fn == nil {
+		return ""
+	}
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
+		return "&" + types.ExprString(sel.X)
+	}
+	if len(call.Args) > 0 {
+		if u, ok := ast.Unparen(call.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+			return "&" + types.ExprString(u.X)
+		}
+	}
+	return ""
 }
 
 // swaps reports whether n calls a compare-and-swap, directly or through a
@@ -451,7 +753,22 @@ func (s *spin) stmt(st ast.Stmt) {
 		if st.Init != nil {
 			s.stmt(st.Init)
 		}
-		if astutil.Leaves(s.info, st.Body, s.loop, true) {
+		if neverTrue(s.info, st.Cond) {
+			// The body never runs: what it does is not part of the loop.
+			if st.Else != nil {
+				s.depth++
+				s.stmt(st.Else)
+				s.depth--
+			}
+			return
+		}
+		if guard, ok := s.clockGuard(st.Cond); ok && astutil.Leaves(s.info, st.Body, s.loop, true) {
+			// if timeout > 0 && time.Since(start) >= timeout { return }:
+			// the clock bounds the loop only when the guard holds, and
+			// the guard does not change in the loop; with timeout <= 0
+			// (Get = Poll(0): "block indefinitely") it spins unbounded.
+			s.expr(guard)
+		} else if astutil.Leaves(s.info, st.Body, s.loop, true) {
 			s.waits(st.Cond)
 		} else {
 			s.expr(st.Cond)
@@ -472,11 +789,15 @@ func (s *spin) stmt(st ast.Stmt) {
 		s.depth--
 	case *ast.SwitchStmt:
 		if st.Init != nil {
-			s.bad = true
-			return
+			// switch dif := seq - pos; { ... }: a re-read like any other
+			// assignment (a call, a send, would make the loop bad there).
+			s.stmt(st.Init)
 		}
 		for _, c := range st.Body.List {
 			c := c.(*ast.CaseClause)
+			if st.Tag == nil && len(c.List) > 0 && allNeverTrue(s.info, c.List) {
+				continue // a dead clause (an unsigned dif < 0) never runs
+			}
 			check := s.expr
 			if astutil.Leaves(s.info, &ast.BlockStmt{List: c.Body}, s.loop, false) {
 				check = s.waits
@@ -584,6 +905,66 @@ func acquires(info *types.Info, call *ast.CallExpr) bool {
 	}
 	tv, ok := info.Types[call.Args[old]]
 	return ok && (tv.Value != nil || tv.IsNil())
+}
+
+// clockGuard recognises a timeout that applies only sometimes: cond is
+// guard && test, where test reads the clock (time.Since(start) >=
+// timeout) and guard does not, calls nothing, and reads only variables
+// the loop does not assign (timeout > 0 for a parameter timeout). A loop
+// timed by the clock on every iteration is a deliberate busy delay and
+// stays silent; this one runs without any bound whenever guard is false.
+func (s *spin) clockGuard(cond ast.Expr) (ast.Expr, bool) {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.LAND || !s.readsClock(b.Y) || s.readsClock(b.X) {
+		return nil, false
+	}
+	assigned := map[types.Object]bool{}
+	ast.Inspect(s.loop.Stmt, func(n ast.Node) bool {
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				lhs = []ast.Expr{n.X} // its address escapes: may change
+			}
+		}
+		for _, l := range lhs {
+			if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+				assigned[s.info.ObjectOf(id)] = true
+			}
+		}
+		return true
+	})
+	fixed := true
+	ast.Inspect(b.X, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr, *ast.FuncLit, *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr:
+			fixed = false // a call, a field or an element: may change
+		case *ast.Ident:
+			if v, ok := s.info.Uses[n].(*types.Var); ok && (assigned[v] || v.Pkg() != nil && v.Parent() == v.Pkg().Scope()) {
+				fixed = false
+			}
+		}
+		return fixed
+	})
+	return b.X, fixed
+}
+
+// readsClock reports whether e calls time.Now, time.Since or another
+// clock read (isTimeOrCount).
+func (s *spin) readsClock(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && isTimeOrCount(s.info, call) &&
+			!analysisutil.IsFunc(analysisutil.Callee(s.info, call), "runtime", "NumGoroutine") {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // isTryLock reports a call of Mutex.TryLock or RWMutex.TryLock/TryRLock.

@@ -43,7 +43,7 @@ const collected = "go1.23"
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
-	goVersion := moduleGoVersion(pass)
+	goVersion := analysisutil.ModuleGoVersion(pass)
 	if goVersion == "" || version.Compare(goVersion, collected) >= 0 || !analysisutil.Imports(pass.Pkg, "time") {
 		return res, nil
 	}
@@ -132,23 +132,6 @@ func (c *checker) check(call *ast.CallExpr, name string, stack []ast.Node) {
 					int(analysisutil.Line(c.pass, ret)), c.lang, wait), ev)
 		}
 	}
-}
-
-// moduleGoVersion returns the package module's go line as "go1.N[.M]", or
-// "" when unknown. Drivers spell it "1.22" (checker) or "go1.22.0"
-// (unitchecker).
-func moduleGoVersion(pass *analysis.Pass) string {
-	if pass.Module == nil || pass.Module.GoVersion == "" {
-		return ""
-	}
-	v := pass.Module.GoVersion
-	if !strings.HasPrefix(v, "go") {
-		v = "go" + v
-	}
-	if !version.IsValid(v) {
-		return ""
-	}
-	return v
 }
 
 // neverStopped reports whether the ticker that call makes is dropped

@@ -6,10 +6,12 @@
 // timerloop: report timers made on every loop iteration and zero-length waits used as yields
 //
 // time.After, time.NewTimer and time.Tick inside a loop allocate a timer
-// and put it on the P's timer heap on every iteration, only for it to be
-// dropped when another case wins. time.After(0) and time.Sleep(0) are not
-// yields: an expired timer fires inside select without parking the
-// goroutine, and Sleep(0) returns at once.
+// on every iteration (3 allocations, 248 B), only for it to be dropped
+// when another case wins; under a module go line below 1.23 each dropped
+// timer also stays on the timer heap until it fires, and each ticker of
+// time.Tick forever. time.After(0) and time.Sleep(0) are not yields: an
+// expired timer fires inside select without parking the goroutine, and
+// Sleep(0) returns at once.
 //
 //	// WRONG
 //	for {
@@ -77,6 +79,18 @@
 // per call, and how often the function runs is not known here: timers made
 // per iteration of them are not reported unless an unbounded loop of the
 // same function encloses them (per message, then per subscriber).
+//
+// Severity follows the cost, which the module's go line decides: from go
+// 1.23 a timer's channel is synchronous (the timer is on a heap only while
+// a goroutine is blocked on it) and an unreferenced timer or ticker is
+// collected, so a timer or ticker dropped per iteration costs its
+// allocation and is reported as info, with Diagnostic.Category
+// "SD104/info" (the drivers read the severity from there). Below go 1.23,
+// or when the go line is unknown, it is a warning. The go line is the
+// package's module's: the main module that builds it has at least that
+// line (the go command requires it since Go 1.21), so the runtime's
+// default GODEBUG asynctimerchan=0 holds. The zero-duration yields burn a
+// core under any go line and stay warnings.
 //
 // For time.Sleep(0) it suggests runtime.Gosched() when the file already
 // imports runtime and still uses time elsewhere, so the edit compiles; it

@@ -15,14 +15,25 @@ import (
 func FuzzParseMountinfo(f *testing.F) {
 	f.Add([]byte(hybridMountinfo))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ms, err := ParseMountinfo(data)
-		if err != nil {
-			return
-		}
+		ms, skipped := ParseMountinfoLines(data)
 		for _, m := range ms {
 			if !strings.HasPrefix(m.Root, "/") || !strings.HasPrefix(m.MountPoint, "/") || m.FSType == "" {
 				t.Fatalf("accepted mount %+v", m)
 			}
+		}
+		// Every non-blank line is either a mount or named as skipped.
+		if n := nonBlankLines(data); len(ms)+len(skipped) != n {
+			t.Fatalf("%d mounts + %d skipped != %d lines", len(ms), len(skipped), n)
+		}
+		for _, e := range skipped {
+			if e.Line < 1 || e.Err == nil {
+				t.Fatalf("skipped %+v", e)
+			}
+		}
+		_ = Lines(skipped)
+		strict, err := ParseMountinfo(data)
+		if (err == nil) != (len(skipped) == 0) || err == nil && len(strict) != len(ms) {
+			t.Fatalf("strict %d mounts, %v; lenient %d, %d skipped", len(strict), err, len(ms), len(skipped))
 		}
 	})
 }
@@ -30,14 +41,14 @@ func FuzzParseMountinfo(f *testing.F) {
 func FuzzParseProcCgroup(f *testing.F) {
 	f.Add([]byte("4:memory:/process_api/17\n1:cpu,cpuacct:/\n0::/\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := ParseProcCgroup(data)
-		if err != nil {
-			return
-		}
+		es, skipped := ParseProcCgroupLines(data)
 		for _, e := range es {
 			if !strings.HasPrefix(e.Path, "/") || e.Hierarchy < 0 {
 				t.Fatalf("accepted entry %+v", e)
 			}
+		}
+		if n := nonBlankLines(data); len(es)+len(skipped) != n {
+			t.Fatalf("%d entries + %d skipped != %d lines", len(es), len(skipped), n)
 		}
 	})
 }
@@ -48,11 +59,10 @@ func FuzzLocate(f *testing.F) {
 	f.Add([]byte(hybridMountinfo), []byte("1:cpu:/a/b\n0::/c\n"), "cpu")
 	f.Add([]byte("30 22 0:26 /x /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"), []byte("0::/x/y\n"), "memory")
 	f.Fuzz(func(t *testing.T, mountinfo, cgroup []byte, controller string) {
-		ms, err1 := ParseMountinfo(mountinfo)
-		es, err2 := ParseProcCgroup(cgroup)
-		if err1 != nil || err2 != nil {
-			return
-		}
+		// The lenient parsers, as procs uses them: what survives the
+		// skipped lines must still locate safely.
+		ms, _ := ParseMountinfoLines(mountinfo)
+		es, _ := ParseProcCgroupLines(cgroup)
 		d, err := Locate(ms, es, controller)
 		if err != nil {
 			return
@@ -127,8 +137,48 @@ func FuzzParsePressure(f *testing.F) {
 func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("nr_periods 52000\nnr_throttled 13400\nthrottled_usec 402118776\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = ParseStat(data)
+		st, skipped := ParseStatLines(data)
+		if n := nonBlankLines(data); len(skipped) > n || len(st) > n-len(skipped) {
+			t.Fatalf("%d keys, %d skipped of %d lines", len(st), len(skipped), n)
+		}
 		_, _ = ParseMemoryLimit(data)
 		_, _ = ParseInt(data)
 	})
+}
+
+// FuzzParseSchedstat: /proc/PID/task/TID/schedstat never parses to a
+// negative time.
+func FuzzParseSchedstat(f *testing.F) {
+	f.Add([]byte("2400000000 1000000000 30211\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, wait, err := ParseSchedstat(data)
+		if err == nil && (run < 0 || wait < 0) {
+			t.Fatalf("%q: run %v wait %v", data, run, wait)
+		}
+	})
+}
+
+// FuzzStatus: /proc/PID/status as procs reads it (the name, the affinity
+// list through ParseCPUList).
+func FuzzStatus(f *testing.F) {
+	f.Add([]byte("Name:\tserver\nThreads:\t9\nCpus_allowed:\tff\nCpus_allowed_list:\t0-7\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = StatusField(data, "Name")
+		if v, ok := StatusField(data, "Cpus_allowed_list"); ok {
+			if strings.ContainsAny(v, "\n") {
+				t.Fatalf("field value %q spans lines", v)
+			}
+			if l, err := ParseCPUList([]byte(v)); err == nil && len(l) > maxCPU {
+				t.Fatalf("%d CPUs", len(l))
+			}
+		}
+	})
+}
+
+func nonBlankLines(data []byte) int {
+	n := 0
+	for range lines(data) {
+		n++
+	}
+	return n
 }

@@ -19,6 +19,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Mount is one line of /proc/PID/mountinfo (see proc_pid_mountinfo(5)).
@@ -31,43 +32,91 @@ type Mount struct {
 	SuperOptions []string // per-superblock options; for cgroup v1 they name the controllers
 }
 
+// LineError is one line a lenient parser skipped: its 1-based number and
+// what is wrong with it.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Lines names skipped lines compactly for a warning: "line 3 (want ...), line 9 (...)",
+// at most four, then how many more.
+func Lines(skipped []*LineError) string {
+	var b strings.Builder
+	for i, e := range skipped {
+		if i == 4 {
+			fmt.Fprintf(&b, " and %d more", len(skipped)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "line %d (%v)", e.Line, e.Err)
+	}
+	return b.String()
+}
+
 // ParseMountinfo parses /proc/PID/mountinfo. A line that does not have the
 // documented shape is an error naming its number.
 func ParseMountinfo(data []byte) ([]Mount, error) {
+	mounts, skipped := ParseMountinfoLines(data)
+	if len(skipped) > 0 {
+		return nil, skipped[0]
+	}
+	return mounts, nil
+}
+
+// ParseMountinfoLines parses /proc/PID/mountinfo leniently: a line that
+// does not have the documented shape is skipped and returned, and the other
+// lines are still read. One mangled line must not hide every cgroup mount.
+func ParseMountinfoLines(data []byte) ([]Mount, []*LineError) {
 	var mounts []Mount
+	var skipped []*LineError
 	for n, line := range lines(data) {
-		f := strings.Fields(line)
-		// At least: ID parent maj:min root mountpoint options "-" fstype source superopts.
-		sep := -1
-		for i := 6; i < len(f); i++ {
-			if f[i] == "-" {
-				sep = i
-				break
-			}
-		}
-		if len(f) < 10 || sep < 0 || len(f) < sep+3 {
-			return nil, fmt.Errorf("line %d: want at least 10 fields with a \"-\" separator, got %d", n, len(f))
-		}
-		id, err1 := strconv.Atoi(f[0])
-		parent, err2 := strconv.Atoi(f[1])
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("line %d: mount IDs %q %q are not numbers", n, f[0], f[1])
-		}
-		root, err1 := unescape(f[3])
-		mnt, err2 := unescape(f[4])
-		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
-		if !strings.HasPrefix(root, "/") || !strings.HasPrefix(mnt, "/") {
-			return nil, fmt.Errorf("line %d: root %q and mount point %q must be absolute", n, f[3], f[4])
-		}
-		m := Mount{ID: id, Parent: parent, Root: root, MountPoint: mnt, FSType: f[sep+1], Source: f[sep+2]}
-		if len(f) > sep+3 {
-			m.SuperOptions = strings.Split(f[sep+3], ",")
+		m, err := parseMountLine(line)
+		if err != nil {
+			skipped = append(skipped, &LineError{Line: n, Err: err})
+			continue
 		}
 		mounts = append(mounts, m)
 	}
-	return mounts, nil
+	return mounts, skipped
+}
+
+func parseMountLine(line string) (Mount, error) {
+	f := strings.Fields(line)
+	// At least: ID parent maj:min root mountpoint options "-" fstype source superopts.
+	sep := -1
+	for i := 6; i < len(f); i++ {
+		if f[i] == "-" {
+			sep = i
+			break
+		}
+	}
+	if len(f) < 10 || sep < 0 || len(f) < sep+3 {
+		return Mount{}, fmt.Errorf("want at least 10 fields with a \"-\" separator, got %d", len(f))
+	}
+	id, err1 := strconv.Atoi(f[0])
+	parent, err2 := strconv.Atoi(f[1])
+	if err := errors.Join(err1, err2); err != nil {
+		return Mount{}, fmt.Errorf("mount IDs %q %q are not numbers", f[0], f[1])
+	}
+	root, err1 := unescape(f[3])
+	mnt, err2 := unescape(f[4])
+	if err := errors.Join(err1, err2); err != nil {
+		return Mount{}, err
+	}
+	if !strings.HasPrefix(root, "/") || !strings.HasPrefix(mnt, "/") {
+		return Mount{}, fmt.Errorf("root %q and mount point %q must be absolute", f[3], f[4])
+	}
+	m := Mount{ID: id, Parent: parent, Root: root, MountPoint: mnt, FSType: f[sep+1], Source: f[sep+2]}
+	if len(f) > sep+3 {
+		m.SuperOptions = strings.Split(f[sep+3], ",")
+	}
+	return m, nil
 }
 
 // unescape undoes the octal escapes (\040 for a space) that the kernel's
@@ -103,32 +152,52 @@ type Entry struct {
 	Path        string   // relative to the hierarchy's root as the reader's cgroup namespace sees it
 }
 
-// ParseProcCgroup parses /proc/PID/cgroup.
+// ParseProcCgroup parses /proc/PID/cgroup; any malformed line is an error.
 func ParseProcCgroup(data []byte) ([]Entry, error) {
-	var out []Entry
-	for n, line := range lines(data) {
-		id, rest, ok1 := strings.Cut(line, ":")
-		ctrls, path, ok2 := strings.Cut(rest, ":")
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("line %d: want hierarchy-ID:controllers:path, got %q", n, line)
-		}
-		h, err := strconv.Atoi(id)
-		if err != nil || h < 0 {
-			return nil, fmt.Errorf("line %d: hierarchy ID %q is not a number", n, id)
-		}
-		if !strings.HasPrefix(path, "/") {
-			return nil, fmt.Errorf("line %d: cgroup path %q is not absolute", n, path)
-		}
-		e := Entry{Hierarchy: h, Path: path}
-		if ctrls != "" {
-			e.Controllers = strings.Split(ctrls, ",")
-		}
-		out = append(out, e)
+	out, skipped := ParseProcCgroupLines(data)
+	if len(skipped) > 0 {
+		return nil, skipped[0]
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no cgroup lines")
 	}
 	return out, nil
+}
+
+// ParseProcCgroupLines parses /proc/PID/cgroup leniently: malformed lines
+// are skipped and returned.
+func ParseProcCgroupLines(data []byte) ([]Entry, []*LineError) {
+	var out []Entry
+	var skipped []*LineError
+	for n, line := range lines(data) {
+		e, err := parseCgroupLine(line)
+		if err != nil {
+			skipped = append(skipped, &LineError{Line: n, Err: err})
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, skipped
+}
+
+func parseCgroupLine(line string) (Entry, error) {
+	id, rest, ok1 := strings.Cut(line, ":")
+	ctrls, path, ok2 := strings.Cut(rest, ":")
+	if !ok1 || !ok2 {
+		return Entry{}, fmt.Errorf("want hierarchy-ID:controllers:path, got %q", line)
+	}
+	h, err := strconv.Atoi(id)
+	if err != nil || h < 0 {
+		return Entry{}, fmt.Errorf("hierarchy ID %q is not a number", id)
+	}
+	if !strings.HasPrefix(path, "/") {
+		return Entry{}, fmt.Errorf("cgroup path %q is not absolute", path)
+	}
+	e := Entry{Hierarchy: h, Path: path}
+	if ctrls != "" {
+		e.Controllers = strings.Split(ctrls, ",")
+	}
+	return e, nil
 }
 
 // Quota is a CFS bandwidth limit: Quota microseconds of CPU time per Period.
@@ -203,21 +272,36 @@ func ParseInt(data []byte) (int64, error) {
 // Stat is a key-value file such as cpu.stat ("nr_periods 120\n...").
 type Stat map[string]uint64
 
-// ParseStat parses a flat keyed file of "name value" lines.
+// ParseStat parses a flat keyed file of "name value" lines; any malformed
+// line is an error.
 func ParseStat(data []byte) (Stat, error) {
+	st, skipped := ParseStatLines(data)
+	if len(skipped) > 0 {
+		return nil, skipped[0]
+	}
+	return st, nil
+}
+
+// ParseStatLines parses a flat keyed file leniently: malformed lines are
+// skipped and returned, so a counter the kernel adds in a new format does
+// not hide the others.
+func ParseStatLines(data []byte) (Stat, []*LineError) {
 	st := Stat{}
+	var skipped []*LineError
 	for n, line := range lines(data) {
 		f := strings.Fields(line)
 		if len(f) != 2 {
-			return nil, fmt.Errorf("line %d: want \"name value\", got %q", n, line)
+			skipped = append(skipped, &LineError{Line: n, Err: fmt.Errorf("want \"name value\", got %q", line)})
+			continue
 		}
 		v, err := strconv.ParseUint(f[1], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: value of %s %q is not a number", n, f[0], f[1])
+			skipped = append(skipped, &LineError{Line: n, Err: fmt.Errorf("value of %s %q is not a number", f[0], f[1])})
+			continue
 		}
 		st[f[0]] = v
 	}
-	return st, nil
+	return st, skipped
 }
 
 // Pressure is the "some" line of a PSI file (cpu.pressure, /proc/pressure/cpu):
@@ -385,4 +469,22 @@ func lines(data []byte) func(yield func(int, string) bool) {
 			}
 		}
 	}
+}
+
+// ParseSchedstat parses /proc/PID/task/TID/schedstat: time on a CPU and
+// time waiting on a run queue (nanoseconds), then the number of timeslices.
+func ParseSchedstat(data []byte) (run, wait time.Duration, err error) {
+	f := strings.Fields(string(data))
+	if len(f) != 3 {
+		return 0, 0, fmt.Errorf("want 3 fields, got %d", len(f))
+	}
+	var v [2]time.Duration
+	for i := range 2 {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil || n < 0 {
+			return 0, 0, fmt.Errorf("field %d %q is not a count of nanoseconds", i+1, f[i])
+		}
+		v[i] = time.Duration(n)
+	}
+	return v[0], v[1], nil
 }

@@ -14,10 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // ErrNotGo means the file is an executable (or other file) that is not a Go
@@ -62,13 +63,26 @@ func (g GoLine) String() string {
 	}
 }
 
+// MaxBinaryBytes is the largest file ReadFile reads: far above any real
+// executable (a large Go service is 100-300 MB), small enough that a
+// hostile sysroot cannot make us scan a sparse file of terabytes.
+const MaxBinaryBytes = sysread.BinaryMax
+
 // ReadFile reads the build information of the binary at name. A file that is
-// not a Go binary gives an error wrapping ErrNotGo.
+// not a Go binary gives an error wrapping ErrNotGo. A FIFO, a device or a
+// file larger than MaxBinaryBytes is refused without blocking.
 func ReadFile(name string) (*Info, error) {
-	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	f, st, err := sysread.Open("", name)
+	if err != nil {
+		return nil, err
 	}
-	bi, err := buildinfo.ReadFile(name)
+	defer f.Close()
+	if st.Size() > MaxBinaryBytes {
+		return nil, fmt.Errorf("%s: %d bytes is larger than the limit of %d bytes for a binary", name, st.Size(), int64(MaxBinaryBytes))
+	}
+	// debug/buildinfo reads only the headers and the build-information
+	// blob, at offsets bounded by the size checked above.
+	bi, err := buildinfo.Read(io.NewSectionReader(f, 0, st.Size()))
 	if err != nil {
 		return nil, classify(name, err)
 	}

@@ -2,12 +2,16 @@ package gobin
 
 import (
 	"bufio"
+	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // ReadLiveGOMAXPROCS reads the GOMAXPROCS a running Go process has now: the
@@ -18,11 +22,20 @@ import (
 // with -ldflags=-s). exe is the path of the process's executable
 // (/proc/PID/exe).
 func ReadLiveGOMAXPROCS(pid int, exe string) (int, error) {
-	f, err := elf.Open(exe)
+	// /proc/PID/exe of another process is untrusted like any /proc file:
+	// open it without blocking and refuse what is not a regular file.
+	file, st, err := sysread.Open("", exe)
 	if err != nil {
 		return 0, fmt.Errorf("opening %s: %w", exe, err)
 	}
-	defer f.Close()
+	defer file.Close()
+	if st.Size() > MaxBinaryBytes {
+		return 0, fmt.Errorf("%s: %d bytes is larger than the limit of %d bytes for a binary", exe, st.Size(), int64(MaxBinaryBytes))
+	}
+	f, err := elf.NewFile(io.NewSectionReader(file, 0, st.Size()))
+	if err != nil {
+		return 0, fmt.Errorf("opening %s: %w", exe, err)
+	}
 	syms, err := f.Symbols()
 	if err != nil {
 		return 0, fmt.Errorf("%s has no symbol table (stripped): %w", exe, err)
@@ -45,7 +58,7 @@ func ReadLiveGOMAXPROCS(pid int, exe string) (int, error) {
 		addr += base
 	}
 	memPath := fmt.Sprintf("/proc/%d/mem", pid)
-	mem, err := os.Open(memPath)
+	mem, _, err := sysread.Open("", memPath)
 	if err != nil {
 		return 0, fmt.Errorf("reading the live value: %w", err)
 	}
@@ -79,12 +92,14 @@ func loadBias(pid int, f *elf.File) (uint64, error) {
 		return 0, err
 	}
 	mapsPath := fmt.Sprintf("/proc/%d/maps", pid)
-	mf, err := os.Open(mapsPath)
+	// The executable's first mapping comes first in maps: a bounded prefix
+	// holds it, and a process with millions of mappings costs no more.
+	data, _, err := sysread.Prefix("", mapsPath, sysread.DefaultMax)
 	if err != nil {
 		return 0, err
 	}
-	defer mf.Close()
-	sc := bufio.NewScanner(mf)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
 	for sc.Scan() {
 		// start-end perms offset dev inode path
 		fields := strings.Fields(sc.Text())

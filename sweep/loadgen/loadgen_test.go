@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -80,12 +82,15 @@ func TestRunMeasuresLatency(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}))
 	defer srv.Close()
+	m := labtest.StartMeter()
 	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 200, Duration: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", res)
 	if res.Planned != 100 || res.OK != 100 || res.Errors != 0 || res.Unsent != 0 {
+		// A starved generator or server times requests out (5s).
+		m.SkipIfBusy(t, "planned %d ok %d errors %d (%s) unsent %d", res.Planned, res.OK, res.Errors, res.FirstError, res.Unsent)
 		t.Errorf("planned %d ok %d errors %d unsent %d, want 100 ok", res.Planned, res.OK, res.Errors, res.Unsent)
 	}
 	if res.P50 < 0.010 || res.P99 < res.P50 || res.P999 < res.P99 || res.Max < res.P999 {
@@ -106,6 +111,7 @@ func TestOpenLoop(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	m := labtest.StartMeter()
 	start = time.Now()
 	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 100, Duration: time.Second, MaxInFlight: 1})
 	if err != nil {
@@ -113,12 +119,17 @@ func TestOpenLoop(t *testing.T) {
 	}
 	t.Logf("%+v", res)
 	if res.OK != 100 {
+		// A generator that falls behind leaves requests unsent at the end.
+		m.SkipIfBusy(t, "ok = %d of 100 (unsent %d)", res.OK, res.Unsent)
 		t.Errorf("ok = %d, want 100", res.OK)
 	}
 	if res.P90 < 0.1 {
 		t.Errorf("p90 = %v: the 300ms stall is hidden (coordinated omission)", res.P90)
 	}
 	if res.P50 > 0.1 {
+		// Requests late only because the generator or the server waited
+		// for a CPU: not the property under test.
+		m.SkipIfBusy(t, "p50 = %v", res.P50)
 		t.Errorf("p50 = %v: most requests were not delayed", res.P50)
 	}
 }

@@ -24,6 +24,19 @@
 // end threads before exit, so in practice the figure misses at most one
 // sampling interval of the non-leader threads. Descendants are not included.
 //
+// # Descendants
+//
+// A descendant that leaves the child's process group (setsid, a double
+// fork) survives a group kill. Start therefore tags the child's
+// environment (TagVar), makes this process a child subreaper and gives the
+// child SIGKILL as its parent-death signal; the sampler records the
+// child's descendants; and when the child ends, Wait kills every recorded
+// descendant still running, every process with the run's tag and all
+// below them, and reaps those re-parented here. StartGuard starts a guard
+// process that does the same for every run of this process if it is
+// killed with SIGKILL: this executable run again, entered from this
+// package's init. Leftovers and ListenersOn serve the checks before a run.
+//
 // Only Linux is supported; elsewhere Start returns ErrUnsupported.
 package proc
 
@@ -46,6 +59,10 @@ type Spec struct {
 	Dir  string   // working directory; "" for the current one
 
 	Stdout, Stderr io.Writer // nil discards
+
+	// Guard, when not nil, is the guard that kills the run's descendants
+	// if this process is killed (StartGuard).
+	Guard *Guard
 
 	// SampleEvery is the longest schedstat sampling period: sampling
 	// starts at 5ms and doubles up to it. 0 means 100ms.

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -31,17 +34,42 @@ type Process struct {
 
 	reason   string // why we killed it, set before the kill
 	expected bool   // Stop ended it: dying of our signal is not an error
+
+	tag  string           // the TagVar value in the child's environment
+	seen map[int]procInfo // descendants the sampler saw, by PID (under mu)
+	// Leftovers are the descendants that outlived the child and were
+	// killed when it ended; set by Wait.
+	leftovers []Tagged
 }
 
-// Start starts the child in its own process group and begins sampling its
-// threads' schedstat.
+// maxDescendants bounds the descendants the sampler records and the
+// cleanup walks, so that a fork bomb cannot make either endless.
+const maxDescendants = 4096
+
+// Start starts the child in its own process group, tagged (TagVar) and
+// with SIGKILL as its parent-death signal, makes this process a child
+// subreaper (once), and begins sampling the child's threads' schedstat and
+// its descendants.
+//
+// The parent-death signal is sent when the thread that forked the child
+// exits, not the process; the Go runtime ends a thread only when a
+// goroutine locked to it returns, which the sweep never does.
 func Start(spec Spec) (*Process, error) {
+	subreaper()
+	selfStart() // before the child: read once, not raced by it
+	tag := nextTag(spec.Guard)
 	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Env = spec.Env
+	cmd.Env = make([]string, 0, len(spec.Env)+1)
+	for _, kv := range spec.Env {
+		if !strings.HasPrefix(kv, TagVar+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, TagVar+"="+tag)
 	cmd.Dir = spec.Dir
 	cmd.Stdout = spec.Stdout
 	cmd.Stderr = spec.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A descendant that left the process group and kept our pipes open
 	// must not hang Wait.
 	cmd.WaitDelay = 2 * time.Second
@@ -56,6 +84,8 @@ func Start(spec Spec) (*Process, error) {
 		delays:  map[int]time.Duration{},
 		stopped: make(chan struct{}),
 		sampled: make(chan struct{}),
+		tag:     tag,
+		seen:    map[int]procInfo{},
 	}
 	go p.waitExit()
 	every := spec.SampleEvery
@@ -68,6 +98,36 @@ func Start(spec Spec) (*Process, error) {
 
 // Pid returns the child's process ID, which is also its process group ID.
 func (p *Process) Pid() int { return p.pid }
+
+// Tag returns the TagVar value the child and its descendants carry.
+func (p *Process) Tag() string { return p.tag }
+
+// Leftovers returns the descendants that were still running when the
+// child ended and that Wait killed; valid after Wait.
+func (p *Process) Leftovers() []Tagged {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.leftovers
+}
+
+// Descendants returns the PIDs of the processes below the child now, and
+// of those the sampler saw below it that still run elsewhere (a daemon
+// that double-forked is re-parented away from the child).
+func (p *Process) Descendants() []int {
+	out := descendants(p.pid, maxDescendants)
+	p.mu.Lock()
+	seen := maps.Clone(p.seen)
+	p.mu.Unlock()
+	for _, was := range seen {
+		if slices.Contains(out, was.PID) || !was.alive() {
+			continue
+		}
+		out = append(out, was.PID)
+		out = append(out, descendants(was.PID, maxDescendants)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // Exited is closed when the child has exited (it may not be reaped yet).
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -103,6 +163,7 @@ func (p *Process) sample(every time.Duration) {
 		case <-t.C:
 		}
 		p.readSchedstat()
+		p.recordDescendants()
 		d = min(2*d, every)
 		t.Reset(d)
 	}
@@ -133,6 +194,28 @@ func (p *Process) readSchedstat() {
 			continue
 		}
 		p.delays[tid] = max(p.delays[tid], d)
+	}
+}
+
+// recordDescendants remembers every process below the child, with its
+// start time: one that the child's exit re-parents (to us, the subreaper)
+// and that dropped its tag is still known to be the child's. Walking the
+// children files costs a read per process of the tree, not per process
+// of the machine.
+func (p *Process) recordDescendants() {
+	ds := descendants(p.pid, maxDescendants)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range ds {
+		if _, ok := p.seen[d]; ok || len(p.seen) >= maxDescendants {
+			continue
+		}
+		p.mu.Unlock()
+		pi, err := readProcInfo(d)
+		p.mu.Lock()
+		if err == nil {
+			p.seen[d] = pi
+		}
 	}
 }
 
@@ -187,8 +270,10 @@ func (p *Process) Wait(ctx context.Context, timeout time.Duration) (Usage, error
 	close(p.stopped)
 	<-p.sampled
 	p.readSchedstat() // the zombie's last word
-	// Descendants left in the group die with the sweep's run.
+	// Descendants left in the group die with the sweep's run, and so do
+	// those that left the group (setsid, a double fork).
 	_ = p.Signal(syscall.SIGKILL)
+	p.killDescendants(2 * time.Second)
 	err := p.cmd.Wait()
 	u := p.usage()
 	p.mu.Lock()

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/internal/analysisutil"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
@@ -18,6 +20,7 @@ import (
 type Diagnostic struct {
 	Pos      token.Position
 	Message  string
+	Severity finding.Severity // the catalog's, or the one the Category names
 	Evidence map[string]float64
 }
 
@@ -46,9 +49,10 @@ func Run(t *testing.T, dir string, a *analysis.Analyzer, rule string, fixes bool
 			for _, e := range res.ByPos[d.Pos] {
 				ev[e.Label] = e.Value
 			}
-			diags = append(diags, Diagnostic{Pos: pos, Message: d.Message, Evidence: ev})
-			if d.Category != rule {
-				t.Errorf("%s: category %q, want %q", pos, d.Category, rule)
+			got, sev, _ := analysisutil.SplitCategory(d.Category)
+			diags = append(diags, Diagnostic{Pos: pos, Message: d.Message, Severity: sev, Evidence: ev})
+			if got != rule {
+				t.Errorf("%s: category %q, want rule %q", pos, d.Category, rule)
 			}
 			if len(res.ByPos[d.Pos]) == 0 {
 				t.Errorf("%s: diagnostic %q has no evidence", pos, d.Message)

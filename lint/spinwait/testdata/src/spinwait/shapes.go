@@ -1,9 +1,11 @@
 package spinwait
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	uatomic "go.uber.org/atomic"
@@ -328,6 +330,222 @@ func (t *tree) claimWhenReady(ready *atomic.Bool) {
 				return
 			}
 		}
+		runtime.Gosched()
+	}
+}
+
+// A bounded MPMC ring in the shape of Dmitry Vyukov's queue: each slot's
+// sequence says whether it is ready for this position. dif == 0: claim
+// it with a CAS; dif < 0: the slot is not ready (full, or empty); dif > 0:
+// another goroutine's CAS moved the position on, so re-read it.
+
+type uslot struct {
+	seq  uint64
+	data int
+}
+
+type uring struct {
+	disposed, queue uint64
+	mask            uint64
+	nodes           []uslot
+}
+
+// put is Workiva/go-datastructures' RingBuffer.put: dif is a uint64, so
+// the "not ready" case dif < 0 can never be true, and a full ring falls
+// into the default, which re-reads the position and goes round: it waits
+// for a reader, spinning on Gosched.
+func (rb *uring) put(item int) error {
+	var n *uslot
+	pos := atomic.LoadUint64(&rb.queue)
+L:
+	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+		if atomic.LoadUint64(&rb.disposed) == 1 {
+			return errDisposed
+		}
+		n = &rb.nodes[pos&rb.mask]
+		seq := atomic.LoadUint64(&n.seq)
+		switch dif := seq - pos; {
+		case dif == 0:
+			if atomic.CompareAndSwapUint64(&rb.queue, pos, pos+1) {
+				break L
+			}
+		case dif < 0:
+			panic(`ring in a compromised state`)
+		default:
+			pos = atomic.LoadUint64(&rb.queue)
+		}
+		runtime.Gosched()
+	}
+	n.data = item
+	atomic.StoreUint64(&n.seq, pos+1)
+	return nil
+}
+
+var errDisposed = errors.New("disposed")
+
+type cell struct {
+	seq  atomic.Int64
+	data int
+}
+
+type vring struct {
+	tail  atomic.Int64
+	cells [size]cell
+}
+
+// offer is Vyukov's enqueue with a signed difference: a full ring
+// returns false, and the only path that goes round without a CAS is the
+// one that found the position stale, re-reading the word the CAS swaps:
+// a retry bounded by contention, not a wait.
+func (q *vring) offer(v int) bool {
+	pos := q.tail.Load()
+	var c *cell
+	for {
+		c = &q.cells[pos%size]
+		seq := c.seq.Load()
+		dif := seq - pos
+		if dif == 0 {
+			if q.tail.CompareAndSwap(pos, pos+1) {
+				break
+			}
+		} else if dif < 0 {
+			return false
+		} else {
+			pos = q.tail.Load()
+		}
+	}
+	c.data = v
+	c.seq.Store(pos + 1)
+	return true
+}
+
+var vtail int64
+
+// offerSwitch is the same with a tagless switch and the functions of
+// sync/atomic.
+func (q *vring) offerSwitch(v int) bool {
+	pos := atomic.LoadInt64(&vtail)
+	for {
+		c := &q.cells[pos%size]
+		switch dif := c.seq.Load() - pos; {
+		case dif == 0:
+			if atomic.CompareAndSwapInt64(&vtail, pos, pos+1) {
+				c.data = v
+				return true
+			}
+		case dif < 0:
+			return false
+		default:
+			pos = atomic.LoadInt64(&vtail)
+		}
+	}
+}
+
+// offerWait does not return on a full ring: it yields and goes round, so
+// the re-read waits for a reader.
+func (q *vring) offerWait(v int) {
+	pos := q.tail.Load()
+	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+		c := &q.cells[pos%size]
+		dif := c.seq.Load() - pos
+		if dif == 0 {
+			if q.tail.CompareAndSwap(pos, pos+1) {
+				c.data = v
+				return
+			}
+		} else if dif < 0 {
+			runtime.Gosched()
+		} else {
+			pos = q.tail.Load()
+		}
+	}
+}
+
+// offerOther re-reads a word other than the one its CAS swaps: the stale
+// path does not follow another goroutine's claim, so it stays a wait.
+func (q *vring) offerOther(v int, head *atomic.Int64) bool {
+	pos := q.tail.Load()
+	for { // want `loop spins with nothing that blocks`
+		c := &q.cells[pos%size]
+		dif := c.seq.Load() - pos
+		if dif == 0 {
+			if q.tail.CompareAndSwap(pos, pos+1) {
+				c.data = v
+				return true
+			}
+		} else if dif < 0 {
+			return false
+		} else {
+			pos = head.Load()
+		}
+	}
+}
+
+var errTimeout = errors.New("timeout")
+
+// poll is go-datastructures' RingBuffer.Poll: a timeout bounds the spin
+// only when it is positive, and Get calls Poll(0), "block indefinitely".
+func (rb *uring) poll(timeout time.Duration) (int, error) {
+	var (
+		n     *uslot
+		pos   = atomic.LoadUint64(&rb.queue)
+		start time.Time
+	)
+	if timeout > 0 {
+		start = time.Now()
+	}
+L:
+	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+		if atomic.LoadUint64(&rb.disposed) == 1 {
+			return 0, errDisposed
+		}
+		n = &rb.nodes[pos&rb.mask]
+		seq := atomic.LoadUint64(&n.seq)
+		switch dif := seq - (pos + 1); {
+		case dif == 0:
+			if atomic.CompareAndSwapUint64(&rb.queue, pos, pos+1) {
+				break L
+			}
+		case dif < 0:
+			panic(`ring in a compromised state`)
+		default:
+			pos = atomic.LoadUint64(&rb.queue)
+		}
+		if timeout > 0 && time.Since(start) >= timeout {
+			return 0, errTimeout
+		}
+		runtime.Gosched()
+	}
+	return n.data, nil
+}
+
+// spinFor spins for at most d on every call before giving up: a
+// deliberate busy delay, bounded by the clock on every iteration.
+func spinFor(d time.Duration) bool {
+	start := time.Now()
+	for {
+		if ready.Load() {
+			return true
+		}
+		if time.Since(start) >= d {
+			return false
+		}
+		runtime.Gosched()
+	}
+}
+
+// spinForSome bounds the spin by the clock when the caller asked for a
+// limit that the loop itself changes: the guard is not fixed, silent.
+func spinForSome(d time.Duration) bool {
+	start := time.Now()
+	for {
+		if ready.Load() {
+			return true
+		}
+		if d > 0 && time.Since(start) >= d {
+			return false
+		}
+		d++
 		runtime.Gosched()
 	}
 }

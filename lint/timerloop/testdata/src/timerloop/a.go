@@ -24,7 +24,7 @@ func afterInSelect() {
 				return
 			}
 			sum += m
-		case <-time.After(window): // want `time.After in a loop makes a new timer every iteration, dropped when another case wins; make one time.Timer before the loop and Reset it`
+		case <-time.After(window): // want `time.After in a loop makes a new timer every iteration, dropped when another case wins: each one stays on the timer heap until it fires \(50ms\) unless the main module's go line is 1.23 or later; make one time.Timer before the loop and Reset it`
 			flushes++
 		}
 	}
@@ -66,7 +66,7 @@ loop:
 
 func newTimerPerIteration() {
 	for {
-		t := time.NewTimer(window) // want `time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins; make one before the loop and Reset it`
+		t := time.NewTimer(window) // want `time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins: .*; make one before the loop and Reset it`
 		select {
 		case m := <-in:
 			t.Stop()
@@ -79,7 +79,7 @@ func newTimerPerIteration() {
 
 func tickInLoop(ctx context.Context) {
 	for ctx.Err() == nil {
-		<-time.Tick(time.Second) // want `time.Tick in a loop starts a new ticker every iteration that is never stopped; make one time.Ticker before the loop and defer its Stop`
+		<-time.Tick(time.Second) // want `time.Tick in a loop starts a new ticker every iteration, which cannot be stopped: each ticker runs forever unless the main module's go line is 1.23 or later; make one time.Ticker before the loop and defer its Stop`
 	}
 }
 

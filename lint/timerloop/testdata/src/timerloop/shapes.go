@@ -45,7 +45,7 @@ func newTimerInline() {
 		select {
 		case m := <-in:
 			sum += m
-		case <-time.NewTimer(time.Second).C: // want `time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins; make one time.Timer before the loop and Reset it`
+		case <-time.NewTimer(time.Second).C: // want `time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins: each one stays on the timer heap until it fires \(1s\) unless .*; make one time.Timer before the loop and Reset it`
 			flushes++
 		}
 	}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func init() {
+	// A command that ignores its context, only in the re-executed test
+	// binary: the second signal must end it at once.
+	if os.Getenv(childEnv) == "1" {
+		register(&command{name: "test-deaf", short: "test only", order: 1000, run: func(ctx context.Context, e *Env, args []string) int {
+			e.doing("being deaf to the context")
+			select {}
+		}})
+	}
+}
+
+// startChild runs the test binary as schedoctor with args, its stdin a
+// pipe left open (so a reader blocks on it), and returns once the child
+// says (doingHook, on fd 3) that it is doing what: a signal sent earlier
+// would interrupt something else, or come before the handler is set.
+func startChild(t *testing.T, what string, args ...string) (*exec.Cmd, *bytes.Buffer, io.WriteCloser) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1", childEnv+"_DOING=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.ExtraFiles = []*os.File{pw}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); stdin.Close(); pr.Close() })
+	seen := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if sc.Text() == what {
+				seen <- true
+				return
+			}
+		}
+		seen <- false
+	}()
+	select {
+	case ok := <-seen:
+		if !ok {
+			t.Fatalf("the child never said it was %s; stderr:\n%s", what, &stderr)
+		}
+	case <-time.After(60 * time.Second): // a very busy machine
+		t.Fatalf("the child did not start %s within a minute", what)
+	}
+	return cmd, &stderr, stdin
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, time.Since(start)
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		t.Fatalf("still running %v after the signal", limit)
+		return 0, 0
+	}
+}
+
+// TestSignalStdin: a signal ends a command blocked reading standard input,
+// with a message that says so and the exit status 128+N.
+func TestSignalStdin(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		sig  syscall.Signal
+		code int
+		msg  string
+	}{
+		{[]string{"trace", "-"}, syscall.SIGINT, 130, "schedoctor trace: interrupted while reading standard input"},
+		{[]string{"schedtrace", "-"}, syscall.SIGTERM, 143, "schedoctor schedtrace: interrupted while reading standard input"},
+		{[]string{"profile", "-"}, syscall.SIGINT, 130, "schedoctor profile: interrupted while reading standard input"},
+		{[]string{"goroutines", "-"}, syscall.SIGTERM, 143, "schedoctor goroutines: interrupted while reading standard input"},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			t.Parallel()
+			cmd, stderr, _ := startChild(t, "reading standard input", c.args...)
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			code, took := waitExit(t, cmd, 10*time.Second)
+			if code != c.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			if got := stderr.String(); !strings.Contains(got, c.msg) || strings.Contains(got, "context canceled") {
+				t.Errorf("stderr %q, want %q", got, c.msg)
+			}
+			// The reader returns on the cancel itself, not after the grace.
+			if took >= interruptGrace {
+				t.Errorf("took %v to exit: the reader did not see the cancel", took)
+			}
+		})
+	}
+}
+
+// TestSignalTwice: a command that ignores the cancel is ended after the
+// grace by the first signal, and at once by a second one.
+func TestSignalTwice(t *testing.T) {
+	t.Run("grace", func(t *testing.T) {
+		t.Parallel()
+		cmd, stderr, _ := startChild(t, "being deaf to the context", "test-deaf")
+		cmd.Process.Signal(syscall.SIGINT)
+		code, took := waitExit(t, cmd, 10*time.Second+interruptGrace)
+		if code != 130 || !strings.Contains(stderr.String(), "interrupted while being deaf to the context") {
+			t.Errorf("exit %d after %v; stderr %q", code, took, stderr)
+		}
+		if took < interruptGrace/2 {
+			t.Errorf("exited after %v, before the grace of %v", took, interruptGrace)
+		}
+	})
+	t.Run("second", func(t *testing.T) {
+		t.Parallel()
+		cmd, stderr, _ := startChild(t, "being deaf to the context", "test-deaf")
+		cmd.Process.Signal(syscall.SIGTERM)
+		time.Sleep(100 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		code, took := waitExit(t, cmd, 10*time.Second)
+		if code != 143 || !strings.Contains(stderr.String(), "second SIGTERM: exiting at once") {
+			t.Errorf("exit %d; stderr %q", code, stderr)
+		}
+		if took >= interruptGrace {
+			t.Errorf("the second signal took %v to end the run", took)
+		}
+	})
+}

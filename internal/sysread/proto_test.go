@@ -1,0 +1,68 @@
+package sysread
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	pprof "github.com/google/pprof/profile"
+)
+
+func TestCountProto(t *testing.T) {
+	// A real mutex profile from the contention package's testdata.
+	raw, err := os.ReadFile(filepath.Join("..", "..", "contention", "testdata", "mutex.mutex.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CountProto(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pprof.ParseUncompressed(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := 0
+	for _, s := range p.Sample {
+		frames += len(s.Location)
+	}
+	if c.Samples != len(p.Sample) || c.Locations != len(p.Location) || c.Functions != len(p.Function) ||
+		c.Mappings != len(p.Mapping) || c.Frames != frames || c.Strings == 0 {
+		t.Errorf("counts %+v; pprof: %d samples, %d frames, %d locations, %d functions, %d mappings",
+			c, len(p.Sample), frames, len(p.Location), len(p.Function), len(p.Mapping))
+	}
+	if c.Max() < c.Locations {
+		t.Errorf("Max %d below locations %d", c.Max(), c.Locations)
+	}
+	for _, bad := range [][]byte{{0x00}, {0x12, 0x05, 0x01}, {0x17}, []byte("<html>")} {
+		if _, err := CountProto(bad); err == nil {
+			t.Errorf("CountProto(%q): want an error", bad)
+		}
+	}
+}
+
+// FuzzCountProto: no input panics, and the counts never exceed what the
+// bytes can hold (each record takes at least two bytes, each frame one).
+func FuzzCountProto(f *testing.F) {
+	f.Add([]byte{0x12, 0x02, 0x08, 0x01, 0x22, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := CountProto(data)
+		if err != nil {
+			return
+		}
+		if 2*(c.Samples+c.Locations+c.Functions+c.Mappings+c.Strings) > len(data) || c.Frames > len(data) {
+			t.Fatalf("counts %+v from %d bytes", c, len(data))
+		}
+	})
+}

@@ -1,0 +1,41 @@
+//go:build unix
+
+package sysread
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestFileRefusesSpecial(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "proc/self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "proc/self/fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "proc/self/zero")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, kind string }{
+		{"/proc/self/fifo", "FIFO"},
+		{"/proc/self/zero", "character device"},
+		{"/proc/self", "directory"},
+	} {
+		start := time.Now()
+		_, err := File(dir, c.name, 0)
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%s: took %v", c.name, time.Since(start))
+		}
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.kind) || !strings.Contains(err.Error(), filepath.FromSlash(c.name)) {
+			t.Errorf("%s: err = %v, want ErrNotRegular naming the file and %q", c.name, err, c.kind)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+// Package viz is the data of the HTML report's pictures: a flame graph, CPU
+// by cause, a latency histogram, a P timeline, sweep curves. Sources build
+// it from what they measured (profile/viz.go, exectrace/viz.go,
+// sweep/viz.go) and expose it through Provider; the HTML renderer draws it
+// without knowing any source.
+//
+// Every picture is bounded whatever the input's size: a flame graph keeps
+// the nodes above a fraction of the CPU, a timeline a fixed number of
+// buckets per P, so that a report stays a few MB for any trace or profile.
+// It imports only the standard library.
+package viz
+
+// Provider is implemented by a source's summary that has pictures. A nil
+// Set means none.
+type Provider interface {
+	Visuals() *Set
+}
+
+// Set is the pictures of one source. Any part may be nil or empty.
+type Set struct {
+	// Title names the source ("profile", "trace", "sweep") as a heading.
+	Title string `json:"title"`
+	// Causes is CPU by cause in cores, largest first.
+	Causes []CauseCPU `json:"causes,omitempty"`
+	// Flame is the classified profile's flame graph.
+	Flame *Flame `json:"flame,omitempty"`
+	// Latency is the scheduling-latency histogram by reason.
+	Latency *Histogram `json:"latency,omitempty"`
+	// Timeline is the Ps' states and the runnable goroutines over time.
+	Timeline *Timeline `json:"timeline,omitempty"`
+	// Curves are measurements against a swept parameter (GOMAXPROCS).
+	Curves []Curve `json:"curves,omitempty"`
+}
+
+// CauseCPU is one cause's CPU.
+type CauseCPU struct {
+	Cause string  `json:"cause"`
+	Cores float64 `json:"cores"`
+	Share float64 `json:"share"` // % of the profile's CPU
+}
+
+// Flame is a flame graph: a tree of frames from the root (the outermost
+// caller) down, each node's Value the CPU of the samples through it.
+// Names are interned in Names and causes in Causes to keep the JSON small.
+type Flame struct {
+	Names  []string `json:"names"`
+	Causes []string `json:"causes"` // cause index → name; the colours follow this order
+	// Unit of Value: "ns" of CPU.
+	Unit string `json:"unit"`
+	// Total is the CPU of all samples (the root's value).
+	Total int64 `json:"total"`
+	// Cores converts a value to cores: value / Total × Cores.
+	Cores float64 `json:"cores"`
+	// MinShare is the pruning threshold: nodes under this fraction of
+	// Total were dropped (their CPU stays in their parent's).
+	MinShare float64 `json:"min_share"`
+	// Nodes is the number of nodes kept, Pruned the number dropped.
+	Nodes  int        `json:"nodes"`
+	Pruned int        `json:"pruned"`
+	Root   *FlameNode `json:"root"`
+}
+
+// FlameNode is one frame of the flame graph.
+type FlameNode struct {
+	Name  int   `json:"n"` // index into Flame.Names
+	Value int64 `json:"v"`
+	// Cause is the index (into Flame.Causes) of the cause with most of
+	// the node's CPU; CauseValues the CPU per cause as [index, value]
+	// pairs when the node has more than one.
+	Cause       int          `json:"c"`
+	CauseValues [][2]int64   `json:"cv,omitempty"`
+	Children    []*FlameNode `json:"k,omitempty"`
+}
+
+// Histogram counts durations in buckets, one series per reason.
+type Histogram struct {
+	// Bounds are the buckets' upper bounds in nanoseconds, increasing;
+	// bucket i holds durations in (Bounds[i-1], Bounds[i]].
+	Bounds []int64    `json:"bounds_ns"`
+	Series []Series   `json:"series"`
+	Quants []Quantile `json:"quantiles,omitempty"`
+}
+
+// Series is one reason's counts, one per bucket.
+type Series struct {
+	Name   string  `json:"name"`
+	Counts []int64 `json:"counts"`
+}
+
+// Quantile marks a percentile on the histogram.
+type Quantile struct {
+	Name  string `json:"name"` // "p50", "p99"
+	Value int64  `json:"ns"`
+}
+
+// Timeline is the Ps' states over time in fixed buckets: each bucket holds
+// the share of its time each P spent in each state, so that spans narrower
+// than a pixel add up instead of vanishing or multiplying.
+type Timeline struct {
+	Start    int64     `json:"start_ns"`  // of the first bucket, from the trace's start
+	BucketNs int64     `json:"bucket_ns"` // width of one bucket
+	Buckets  int       `json:"buckets"`
+	States   []string  `json:"states"` // state index → name ("running", "idle", "gc", "syscall", ...)
+	Procs    []ProcRow `json:"procs"`
+	// OmittedProcs is how many Ps were not drawn (beyond the bound).
+	OmittedProcs int `json:"omitted_procs,omitempty"`
+	// Runnable is the mean number of runnable goroutines per bucket.
+	Runnable []float64 `json:"runnable"`
+}
+
+// ProcRow is one P's share of each bucket per state, in per mille (0..1000)
+// so that the JSON stays small; States[i] is absent (nil) when the P was
+// never in state i.
+type ProcRow struct {
+	ID     int64     `json:"id"`
+	States [][]int16 `json:"states"`
+}
+
+// Curve is a measurement against a swept parameter, with intervals.
+type Curve struct {
+	Title  string  `json:"title"`
+	XLabel string  `json:"x_label"`
+	YLabel string  `json:"y_label"`
+	Points []Point `json:"points"`
+	// Mark is the x value to mark (the knee), 0 for none; MarkLabel says
+	// what it is.
+	Mark      float64 `json:"mark,omitempty"`
+	MarkLabel string  `json:"mark_label,omitempty"`
+}
+
+// Point is one x value's measurement: Y with its interval [Lo, Hi] (equal
+// to Y when there is none).
+type Point struct {
+	X  float64 `json:"x"`
+	Y  float64 `json:"y"`
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}

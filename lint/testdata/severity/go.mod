@@ -1,0 +1,3 @@
+module example.com/severity
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/timers
+
+go 1.24

@@ -1,0 +1,293 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"runtime/trace"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Trigger kinds, in the order they are listed and preferred when several
+// fire at one reading.
+var triggerKinds = []string{"runnable", "latency", "goroutines", "threads"}
+
+// Monitor samples the runtime's scheduler metrics, judges SD701–SD704 and
+// snapshots the flight recorder when a trigger fires. All its methods are
+// safe for concurrent use.
+type Monitor struct {
+	o        Options
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+	fr       *trace.FlightRecorder // nil when not recording
+	work     chan job
+
+	// Only the sampling goroutine touches rd and w after Start.
+	rd *reader
+	w  *ring
+
+	mu       sync.Mutex
+	st       State
+	online   []finding.Finding
+	triggers map[string]*Trigger
+	snaps    []*Snapshot
+	lastSnap time.Time
+	busy     bool // a snapshot is being written or diagnosed
+	written  int64
+	largest  int64 // the largest snapshot written: the room made for the next
+	errCount int64
+	p99s     Distribution
+	runPerP  Distribution
+}
+
+type job struct {
+	kind string
+	why  string
+	at   time.Time
+}
+
+// Start takes a first reading, starts the flight recorder (unless
+// Options.NoFlightRecorder) and the two goroutines that sample and write
+// snapshots, and returns. They run until Stop is called or ctx is
+// cancelled; Stop must be called in either case to stop the flight
+// recorder and wait for them. Only invalid Options are an error: a Dir
+// that cannot be written, or a flight recorder that cannot start because
+// another one is active, is reported in State and the metrics keep
+// running.
+func Start(ctx context.Context, o Options) (*Monitor, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Monitor{
+		o:        o,
+		work:     make(chan job, 1),
+		rd:       newReader(),
+		w:        newRing(o.ringSize()),
+		triggers: map[string]*Trigger{},
+		p99s:     newDistribution(p99Bounds),
+		runPerP:  newDistribution(runnableBounds),
+	}
+	for _, k := range triggerKinds {
+		m.triggers[k] = &Trigger{Kind: k}
+	}
+	now := o.now()
+	m.st.Started = now
+	m.st.Interval = o.Interval.Seconds()
+	m.st.Dir = o.Dir
+	m.st.FlightRecorder = "off"
+	if !o.NoFlightRecorder {
+		m.adopt()
+		fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: o.FlightRecorderAge, MaxBytes: uint64(o.FlightRecorderBytes)})
+		if err := fr.Start(); err != nil {
+			// Only one flight recorder may be active in a program: whoever
+			// owns it keeps it, and the metrics go on without snapshots.
+			m.st.FlightRecorder = "not recording: " + err.Error() +
+				" (another part of the program owns the flight recorder, or a trace is being written); metrics keep running"
+			m.logf("live: %s", m.st.FlightRecorder)
+		} else {
+			m.fr = fr
+			m.st.FlightRecorder = "recording"
+		}
+	}
+	m.tick()
+	ctx, m.cancel = context.WithCancel(ctx)
+	m.wg.Add(2)
+	go m.loop(ctx)
+	go m.worker(ctx)
+	return m, nil
+}
+
+// Stop stops sampling, waits for the monitor's goroutines (a diagnosis in
+// progress is cancelled) and stops the flight recorder. It is idempotent.
+func (m *Monitor) Stop() {
+	m.stopOnce.Do(func() {
+		m.cancel()
+		m.wg.Wait()
+		if m.fr != nil {
+			m.fr.Stop()
+			m.mu.Lock()
+			m.st.FlightRecorder = "stopped"
+			m.mu.Unlock()
+		}
+	})
+}
+
+func (m *Monitor) logf(format string, args ...any) {
+	if m.o.Logf != nil {
+		m.o.Logf(format, args...)
+	}
+}
+
+// record keeps a problem for the handler (the last 20).
+func (m *Monitor) record(err error) {
+	m.logf("live: %v", err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.errLocked(err.Error())
+}
+
+func (m *Monitor) errLocked(msg string) {
+	m.errCount++
+	m.st.Errors = append(m.st.Errors, TimedError{Time: m.o.now(), Error: msg})
+	if n := len(m.st.Errors); n > 20 {
+		m.st.Errors = slices.Delete(m.st.Errors, 0, n-20)
+	}
+}
+
+// guard turns a panic in the monitor into an error in State: the monitor
+// runs inside someone else's service and must never take it down.
+func (m *Monitor) guard(what string) {
+	if r := recover(); r != nil {
+		m.record(fmt.Errorf("recovered panic in %s: %v\n%s", what, r, debug.Stack()))
+	}
+}
+
+func (m *Monitor) loop(ctx context.Context) {
+	defer m.wg.Done()
+	t := time.NewTicker(m.o.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.tick()
+		}
+	}
+}
+
+// tick takes one reading, recomputes figures and findings, and fires the
+// triggers whose conditions hold.
+func (m *Monitor) tick() {
+	defer m.guard("sampling")
+	s := m.rd.read(m.o.now(), m.w.victim())
+	m.w.add(s)
+	var st State
+	figures(&st, m.w, m.o, m.rd)
+	fs, conds := evaluate(&st, m.w, m.o)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st.Started, st.Interval, st.Dir = m.st.Started, m.st.Interval, m.st.Dir
+	st.FlightRecorder, st.Errors = m.st.FlightRecorder, m.st.Errors
+	st.Missing = slices.Clone(m.rd.missing)
+	m.st = st
+	m.online = fs
+	if st.Latency.Judged {
+		m.p99s.observe(st.Latency.P99.Seconds)
+	}
+	if s.gomaxprocs > 0 {
+		m.runPerP.observe(float64(s.runnable) / float64(s.gomaxprocs))
+	}
+
+	var fired []job
+	for _, k := range triggerKinds {
+		t := m.triggers[k]
+		why, on := conds[k]
+		if !on {
+			t.Active = false
+			continue
+		}
+		if !t.Active || s.at.Sub(t.Last) >= m.o.SnapshotGap {
+			t.Fired++
+			t.Last = s.at
+			t.Why = why
+			fired = append(fired, job{kind: k, why: why, at: s.at})
+			m.logf("live: trigger %s: %s", k, why)
+		}
+		t.Active = true
+	}
+	if len(fired) == 0 {
+		return
+	}
+	// One snapshot covers every trigger of this reading: the flight
+	// recorder holds the same seconds for all of them.
+	ok := m.fr != nil && !m.busy && (m.lastSnap.IsZero() || s.at.Sub(m.lastSnap) >= m.o.SnapshotGap)
+	if ok {
+		select {
+		case m.work <- fired[0]:
+			m.busy = true
+			m.lastSnap = s.at
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		for _, j := range fired {
+			m.triggers[j.kind].Skipped++
+		}
+	}
+}
+
+// State returns a copy of the current state, findings included.
+func (m *Monitor) State() State {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := m.st
+	st.Errors = slices.Clone(st.Errors)
+	st.Missing = slices.Clone(st.Missing)
+	for _, k := range triggerKinds {
+		st.Triggers = append(st.Triggers, *m.triggers[k])
+	}
+	for _, s := range m.snaps {
+		c := *s
+		c.Findings = slices.Clone(s.Findings)
+		st.Snapshots = append(st.Snapshots, c)
+		st.SnapshotBytes += s.Bytes
+	}
+	st.Findings = m.findingsLocked()
+	st.SnapshotsWritten = m.written
+	st.ErrorCount = m.errCount
+	st.P99s = m.p99s.clone()
+	st.RunnablePerPs = m.runPerP.clone()
+	return st
+}
+
+// Findings returns the current findings: SD701–SD704 as judged at the last
+// reading, and those of the latest diagnosed snapshot of each trigger kind
+// (their messages name the snapshot), most severe first.
+func (m *Monitor) Findings() []finding.Finding {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.findingsLocked()
+}
+
+func (m *Monitor) findingsLocked() []finding.Finding {
+	fs := make([]finding.Finding, 0, len(m.online))
+	latest := map[string]*Snapshot{}
+	for _, s := range m.snaps {
+		if s.Diagnosis == "done" {
+			latest[s.Trigger] = s
+		}
+	}
+	for _, f := range m.online {
+		f.Evidence = slices.Clone(f.Evidence)
+		if f.Rule == "SD702" {
+			// Name the trace of the spike when one was taken and diagnosed:
+			// it says whose goroutines queued, which the metrics cannot.
+			for _, k := range []string{"latency", "runnable"} {
+				if s := latest[k]; s != nil {
+					f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", s.Name, len(s.Findings))
+					break
+				}
+			}
+		}
+		fs = append(fs, f)
+	}
+	for _, k := range triggerKinds {
+		if s := latest[k]; s != nil {
+			for _, f := range s.Findings {
+				f.Evidence = slices.Clone(f.Evidence)
+				fs = append(fs, f)
+			}
+		}
+	}
+	finding.Sort(fs)
+	return fs
+}

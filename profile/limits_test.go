@@ -1,0 +1,379 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/profile/internal/synth"
+)
+
+// bomb describes a crafted CPU profile written straight as protobuf, so
+// that millions of samples cost the test no memory to make.
+type bomb struct {
+	samples   int
+	value     int64 // CPU nanoseconds of each sample (can be negative)
+	duration  int64
+	locations int // extra locations beyond the one every sample uses
+	zeros     int // length of one extra string of zero bytes (compresses ~1000:1)
+	raw       bool
+}
+
+func pbTag(b []byte, field, wire int) []byte { return binary.AppendUvarint(b, uint64(field<<3|wire)) }
+func pbVarint(b []byte, field int, v uint64) []byte {
+	return binary.AppendUvarint(pbTag(b, field, 0), v)
+}
+func pbLen(b []byte, field int, m []byte) []byte {
+	b = binary.AppendUvarint(pbTag(b, field, 2), uint64(len(m)))
+	return append(b, m...)
+}
+
+// write writes the profile: samples/count and cpu/nanoseconds, one
+// function main.spin in /x/main.go, every sample on it.
+func (bm bomb) write(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	out := io.Writer(bw)
+	var zw *gzip.Writer
+	if !bm.raw {
+		zw, _ = gzip.NewWriterLevel(bw, gzip.BestCompression)
+		out = zw
+	}
+	var h []byte
+	h = pbLen(h, 1, pbVarint(pbVarint(nil, 1, 1), 2, 2)) // samples/count
+	h = pbLen(h, 1, pbVarint(pbVarint(nil, 1, 3), 2, 4)) // cpu/nanoseconds
+	h = pbLen(h, 5, pbVarint(pbVarint(pbVarint(pbVarint(nil, 1, 1), 2, 5), 3, 5), 4, 6))
+	h = pbLen(h, 4, pbLen(pbVarint(nil, 1, 1), 4, pbVarint(pbVarint(nil, 1, 1), 2, 7)))
+	for _, s := range []string{"", "samples", "count", "cpu", "nanoseconds", "main.spin", "/x/main.go"} {
+		h = pbLen(h, 6, []byte(s))
+	}
+	h = pbVarint(h, 10, uint64(bm.duration))
+	h = pbLen(h, 11, pbVarint(pbVarint(nil, 1, 3), 2, 4))
+	h = pbVarint(h, 12, 10_000_000)
+	if _, err := out.Write(h); err != nil {
+		return err
+	}
+	for i := range bm.locations {
+		if _, err := out.Write(pbLen(nil, 4, pbVarint(nil, 1, uint64(i+2)))); err != nil {
+			return err
+		}
+	}
+	if bm.zeros > 0 {
+		out.Write(pbTag(nil, 6, 2))
+		out.Write(binary.AppendUvarint(nil, uint64(bm.zeros)))
+		zero := make([]byte, 64<<10)
+		for n := bm.zeros; n > 0; n -= min(n, len(zero)) {
+			if _, err := out.Write(zero[:min(n, len(zero))]); err != nil {
+				return err
+			}
+		}
+	}
+	vals := binary.AppendUvarint(binary.AppendUvarint(nil, 1), uint64(bm.value))
+	rec := pbLen(nil, 2, pbLen(pbLen(nil, 1, []byte{1}), 2, vals))
+	for range bm.samples {
+		if _, err := out.Write(rec); err != nil {
+			return err
+		}
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func (bm bomb) bytes(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := bm.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// allocated runs f and returns the bytes it allocated (all goroutines).
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// The bomb of the issue: 512 KB of gzip, 22 million samples. Before the
+// limits it took 5.9 GB and 37 s and reported 73333 cores; now reading
+// stops at the samples limit, having allocated a bounded amount.
+func TestLimitSamplesBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 512 KB gzip of 22 million samples")
+	}
+	data := bomb{samples: 22_000_000, value: 10_000_000, duration: 30e9}.bytes(t)
+	t.Logf("bomb: %d bytes of gzip", len(data))
+	var err error
+	alloc := allocated(func() { _, err = Read("bomb.pb.gz", bytes.NewReader(data)) })
+	// It compresses 264:1: the ratio refuses it first, after 1 MB.
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || !errors.Is(err, ErrLimit) {
+		t.Fatalf("err = %v, want the gzip-ratio limit", err)
+	}
+	if !strings.Contains(err.Error(), "bomb.pb.gz: ") || !strings.Contains(err.Error(), "-max-gzip-ratio") {
+		t.Errorf("error %q does not name the file and the flag", err)
+	}
+	t.Logf("allocated %.1f MB: %v", float64(alloc)/(1<<20), err)
+	// With the ratio raised, the samples limit stops reading at 1M samples
+	// (12 MB of protobuf): the buffer and the decompressor, not the 264 MB
+	// the bomb holds.
+	alloc = allocated(func() { _, err = ReadLimited("bomb.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1000}) })
+	if !errors.As(err, &le) || le.Limit != "samples" || !strings.Contains(err.Error(), "-max-samples") {
+		t.Fatalf("err = %v, want the samples limit", err)
+	}
+	if alloc > 128<<20 {
+		t.Errorf("allocated %d MB reading the bomb, want < 128", alloc>>20)
+	}
+	t.Logf("allocated %.1f MB: %v", float64(alloc)/(1<<20), err)
+
+	// Raised, the same limit lets a smaller bomb through to the numbers.
+	small := bomb{samples: 2000, value: 10_000_000, duration: 30e9}.bytes(t)
+	if _, err := ReadLimited("small", bytes.NewReader(small), Limits{MaxSamples: 1999}); !errors.Is(err, ErrLimit) {
+		t.Errorf("2000 samples over a limit of 1999: %v", err)
+	}
+	if _, err := ReadLimited("small", bytes.NewReader(small), Limits{MaxSamples: 2000}); err != nil {
+		t.Errorf("2000 samples at a limit of 2000: %v", err)
+	}
+}
+
+func TestLimitGzipRatio(t *testing.T) {
+	data := bomb{samples: 200, value: 10_000_000, duration: 30e9, zeros: 40 << 20}.bytes(t)
+	var err error
+	alloc := allocated(func() { _, err = Read("zeros.pb.gz", bytes.NewReader(data)) })
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || le.Value <= DefaultMaxGzipRatio {
+		t.Fatalf("%d bytes of gzip: err = %v, want the gzip-ratio limit", len(data), err)
+	}
+	// Refused after a little over gzipRatioFloor of output, not at 40 MB.
+	if alloc > 16<<20 {
+		t.Errorf("allocated %d MB, want < 16", alloc>>20)
+	}
+	// Raise the ratio: the 64 MB byte limit still holds, refused later.
+	_, err = ReadLimited("zeros.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1e6, MaxBytes: 8 << 20})
+	if !errors.As(err, &le) || le.Limit != "bytes" || !strings.Contains(err.Error(), "over the bytes limit of 8388608") {
+		t.Errorf("ratio raised: err = %v, want the bytes limit", err)
+	}
+	// Allowed both: reads.
+	if _, err := ReadLimited("zeros.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1e6}); err != nil {
+		t.Errorf("both raised: %v", err)
+	}
+	// A real profile is far below the ratio (and below the floor).
+	if _, err := ReadLimited(realCPU, bytes.NewReader(readFile(t, realCPU)), Limits{MaxGzipRatio: 3}); err != nil {
+		t.Errorf("real profile at ratio 3: %v", err)
+	}
+}
+
+func TestLimitBytesAndLocations(t *testing.T) {
+	raw := bomb{samples: 100_000, value: 10_000_000, duration: 3000e9, raw: true}.bytes(t)
+	_, err := ReadLimited("raw.pb", bytes.NewReader(raw), Limits{MaxBytes: 1 << 20})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "bytes" || !strings.Contains(err.Error(), "more than 1048576 bytes") {
+		t.Errorf("uncompressed over 1 MB: %v", err)
+	}
+	if _, err := ReadLimited("raw.pb", bytes.NewReader(raw), Limits{}); err != nil {
+		t.Errorf("uncompressed within the limits: %v", err)
+	}
+	locs := bomb{samples: 10, value: 10_000_000, duration: 30e9, locations: 5000}.bytes(t)
+	_, err = ReadLimited("locs.pb.gz", bytes.NewReader(locs), Limits{MaxLocations: 4000})
+	if !errors.As(err, &le) || le.Limit != "locations" || le.What != "locations" {
+		t.Errorf("5001 locations over 4000: %v", err)
+	}
+	if _, err := ReadLimited("locs.pb.gz", bytes.NewReader(locs), Limits{MaxLocations: 6000}); err != nil {
+		t.Errorf("5001 locations under 6000: %v", err)
+	}
+	// One sample 100,000 frames deep, packed, and one with its 3 frames
+	// unpacked: the frames limit counts both forms.
+	deep := bomb{samples: 1, value: 10_000_000, duration: 30e9, raw: true}.bytes(t)
+	deep = pbLen(deep, 2, pbLen(pbLen(nil, 1, bytes.Repeat([]byte{1}, 100_000)), 2, []byte{1, 1}))
+	deep = pbLen(deep, 2, pbLen(pbVarint(pbVarint(pbVarint(nil, 1, 1), 1, 1), 1, 1), 2, []byte{1, 1}))
+	_, err = ReadLimited("deep.pb", bytes.NewReader(deep), Limits{MaxFrames: 100_003})
+	if !errors.As(err, &le) || le.Limit != "frames" || le.Value != 100_004 {
+		t.Errorf("100,004 frames over 100,003: %v (%+v)", err, le)
+	}
+	if _, err := ReadLimited("deep.pb", bytes.NewReader(deep), Limits{MaxFrames: 100_004}); err != nil {
+		t.Errorf("100,004 frames at the limit: %v", err)
+	}
+	if _, err := ReadLimited("x", bytes.NewReader(locs), Limits{MaxSamples: -1}); err == nil {
+		t.Error("a negative limit: no error")
+	}
+}
+
+// endless is an input that never ends: /dev/zero or /dev/urandom through
+// a pipe, where the file cannot be checked.
+type endless struct {
+	b byte
+	n int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// /dev/zero: refused as a file before reading, and as a stream at its
+// first byte (field number 0), instead of after the byte limit.
+func TestEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := ReadFile("/dev/zero")
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "character device") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	for _, b := range []byte{0x00, 0xff, 0x08} {
+		in := &endless{b: b}
+		_, err := Read("stdin", in)
+		if err == nil || !strings.Contains(err.Error(), "not a pprof profile") {
+			t.Errorf("endless 0x%02x: %v", b, err)
+		}
+		if in.n > 1<<20 {
+			t.Errorf("endless 0x%02x: read %d bytes before refusing, want < 1 MB", b, in.n)
+		}
+	}
+	// A well-formed endless stream (empty strings forever) stops at a limit.
+	in := io.MultiReader(bytes.NewReader(bytes.Repeat([]byte{0x32, 0x00}, 1<<20)), &endless{b: 0x32})
+	if _, err := ReadLimited("stdin", in, Limits{MaxBytes: 4 << 20}); !errors.Is(err, ErrLimit) {
+		t.Errorf("endless well-formed stream: %v", err)
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
+	if _, err := ReadFile(dir); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("directory: %v", err)
+	}
+}
+
+func TestBadNumbers(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		bm   bomb
+		want string
+	}{
+		{"negative", bomb{samples: 300, value: -5, duration: 30e9}, "sample 1 has a negative cpu value (-5)"},
+		{"overflow", bomb{samples: 300, value: math.MaxInt64 - 5, duration: 30e9}, "overflows 64 bits at sample 2"},
+		{"1ns", bomb{samples: 300, value: 10_000_000, duration: 1}, "3s of CPU in a duration of 1ns is 3000000000 cores"},
+		{"negative duration", bomb{samples: 300, value: 10_000_000, duration: -1}, "duration is negative"},
+	} {
+		_, err := Read(c.name, bytes.NewReader(c.bm.bytes(t)))
+		if !errors.Is(err, ErrBadNumbers) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// Close negatives: the largest plausible figures pass.
+	for _, c := range []struct {
+		name string
+		bm   bomb
+	}{
+		{"8192 cores", bomb{samples: 8192, value: 10_000_000, duration: 10_000_000}},
+		{"no duration", bomb{samples: 300, value: 10_000_000, duration: 0}},
+		{"zero values", bomb{samples: 300, value: 0, duration: 30e9}}, // read; Analyze says all zero
+		{"big but fits", bomb{samples: 2, value: math.MaxInt64 / 4, duration: math.MaxInt64}},
+	} {
+		if _, err := Read(c.name, bytes.NewReader(c.bm.bytes(t))); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// Two profiles whose sums each fit but not together.
+	half := func() *profile.Profile {
+		p, err := Read("half", bytes.NewReader(bomb{samples: 1, value: math.MaxInt64/2 + 1, duration: 0}.bytes(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := Analyze([]*profile.Profile{half(), half()}, Options{}); err == nil || !strings.Contains(err.Error(), "merging the profiles") {
+		t.Errorf("merged overflow: %v", err)
+	}
+	// Analyze checks profiles it did not read, too.
+	p := synth.Build(1, synth.Stack{Nanos: 3e9, Locs: []string{"main.f@/x/main.go:3", "runtime.main"}})
+	if _, err := Analyze([]*profile.Profile{p}, Options{}); !errors.Is(err, ErrBadNumbers) {
+		t.Errorf("Analyze of a 1ns profile: %v", err)
+	}
+}
+
+// The bombs committed for the CLI's hostile corpus
+// (internal/cli/testdata/hostile), rewritten with -update: the tests check
+// that the committed bytes are what these generators make.
+func TestHostileCorpusFiles(t *testing.T) {
+	dir := filepath.Join("..", "internal", "cli", "testdata", "hostile")
+	for name, bm := range map[string]bomb{
+		"profile-bomb-samples/cpu.pb.gz": {samples: 2_000_000, value: 10_000_000, duration: 30e9},
+		"profile-bomb-gzip/cpu.pb.gz":    {samples: 200, value: 10_000_000, duration: 30e9, zeros: 8 << 20},
+		"profile-negative/cpu.pb.gz":     {samples: 300, value: -10_000_000, duration: 30e9},
+		"profile-overflow/cpu.pb.gz":     {samples: 300, value: math.MaxInt64 / 100, duration: 30e9},
+		"profile-1ns/cpu.pb.gz":          {samples: 270, value: 10_000_000, duration: 1},
+	} {
+		data := bm.bytes(t)
+		if len(data) > 200<<10 {
+			t.Fatalf("%s: %d bytes, want < 200 KB committed", name, len(data))
+		}
+		golden.Check(t, filepath.Join(dir, name), data)
+	}
+}
+
+// fuzzFile encodes a seed in the format of testdata/fuzz corpus files.
+func fuzzFile(args ...any) []byte {
+	var b strings.Builder
+	b.WriteString("go test fuzz v1\n")
+	for _, a := range args {
+		switch v := a.(type) {
+		case []byte:
+			fmt.Fprintf(&b, "[]byte(%q)\n", v)
+		case uint16:
+			fmt.Fprintf(&b, "uint16(%d)\n", v)
+		}
+	}
+	return []byte(b.String())
+}
+
+// The small bombs are kept in the fuzz corpora (rewritten with -update),
+// so that `go test` runs them through FuzzClassify and FuzzReadLimits.
+func TestFuzzCorpus(t *testing.T) {
+	for name, bm := range map[string]bomb{
+		"bomb-negative":  {samples: 3, value: -5, duration: 30e9},
+		"bomb-overflow":  {samples: 3, value: math.MaxInt64 / 2, duration: 30e9},
+		"bomb-1ns":       {samples: 3, value: 10_000_000, duration: 1},
+		"bomb-locations": {samples: 3, value: 10_000_000, duration: 30e9, locations: 40},
+		"bomb-samples":   {samples: 400, value: 10_000_000, duration: 30e9},
+		"bomb-raw":       {samples: 3, value: 10_000_000, duration: 30e9, raw: true},
+	} {
+		data := bm.bytes(t)
+		golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzClassify", name), fuzzFile(data))
+		golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzReadLimits", name), fuzzFile(data, uint16(100), uint16(200), uint16(20)))
+	}
+}

@@ -1,0 +1,290 @@
+// schedoctor HTML report: draws the pictures from the JSON inlined in the
+// page (script#sd-data). Plain JS, no library, no network. Every string
+// from the data reaches the page through textContent, never as markup.
+"use strict";
+(function () {
+  var errors = [];
+  function record(msg) { errors.push(String(msg)); document.body.setAttribute("data-errors", errors.join(" | ")); }
+  window.addEventListener("error", function (e) { record("error: " + e.message); });
+  // A request the page tried and the content security policy refused.
+  document.addEventListener("securitypolicyviolation", function (e) { record("blocked " + e.violatedDirective + ": " + e.blockedURI); });
+  var origError = console.error;
+  console.error = function () { record("console.error: " + Array.prototype.join.call(arguments, " ")); origError.apply(console, arguments); };
+
+  var NS = "http://www.w3.org/2000/svg";
+  function el(tag, attrs, parent) {
+    var e = document.createElementNS(NS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function text(x, y, s, parent, anchor) {
+    var t = el("text", { x: x, y: y }, parent);
+    if (anchor) t.setAttribute("text-anchor", anchor);
+    t.textContent = s;
+    return t;
+  }
+  function fmtDur(ns) {
+    if (ns < 1e3) return ns.toFixed(0) + "ns";
+    if (ns < 1e6) return +(ns / 1e3).toPrecision(3) + "µs";
+    if (ns < 1e9) return +(ns / 1e6).toPrecision(3) + "ms";
+    return +(ns / 1e9).toPrecision(3) + "s";
+  }
+  function fmtNum(v) {
+    if (v === 0) return "0";
+    var a = Math.abs(v);
+    if (a >= 1000 || a < 0.01) return v.toPrecision(3);
+    return +v.toPrecision(3) + "";
+  }
+  function pct(v) { return (100 * v).toFixed(v < 0.001 ? 2 : 1) + "%"; }
+  function detailOf(box) { return document.getElementById(box.id + "-detail"); }
+  function say(box, s) { var d = detailOf(box); if (d) d.textContent = s; }
+  function width(box) { return Math.max(box.clientWidth || 0, 320); }
+  var counts = { flame: 0, timeline: 0, histogram: 0, curve: 0 };
+
+  // Flame graph: root on top, each frame's width its CPU, coloured by the
+  // cause with most of its CPU. Hover or arrow keys show frame, cause and
+  // share; click or Enter zooms; Escape zooms out.
+  function flame(box, f) {
+    var rowH = 18, names = f.names, causes = f.causes;
+    var byNode = [], parent = [];
+    (function walk(n, p) { byNode.push(n); parent.push(p); var me = byNode.length - 1; n._i = me; (n.k || []).forEach(function (c) { walk(c, me); }); })(f.root, -1);
+    var zoom = 0, sel = 0;
+    function label(n) { return names[n.n]; }
+    function describe(n) {
+      var s = label(n) + " — " + causes[n.c] + " — " + pct(n.v / f.total) + " of CPU (" + fmtNum(n.v / f.total * f.cores) + " cores)";
+      if (n.cv) s += "; by cause: " + n.cv.slice().sort(function (a, b) { return b[1] - a[1]; }).slice(0, 4).map(function (p) { return causes[p[0]] + " " + pct(p[1] / n.v); }).join(", ");
+      return s;
+    }
+    function draw() {
+      var W = width(box);
+      while (box.firstChild) box.removeChild(box.firstChild);
+      var svg = el("svg", { role: "presentation" }, box);
+      var z = byNode[zoom], x0 = 0, scale = W / z.v, drawn = 0;
+      // Ancestors of the zoomed frame span the whole width.
+      var anc = [], a = parent[zoom];
+      while (a >= 0) { anc.unshift(a); a = parent[a]; }
+      function rect(n, x, depth, w) {
+        var r = el("rect", { x: x, y: depth * rowH, width: Math.max(w, 0.5), height: rowH - 1, "class": "fr c" + (n.c % 21) + (n._i === sel ? " sel" : ""), "data-i": n._i }, svg);
+        drawn++;
+        if (w > 40) {
+          var chars = Math.floor((w - 6) / 6.6), s = label(n);
+          text(x + 3, depth * rowH + 13, s.length > chars ? s.slice(0, Math.max(chars - 1, 1)) + "…" : s, svg);
+        }
+        return r;
+      }
+      anc.forEach(function (i, d) { rect(byNode[i], 0, d, W); });
+      (function place(n, x, depth) {
+        rect(n, x, depth, n.v * scale);
+        var cx = x;
+        (n.k || []).forEach(function (c) { place(c, cx, depth + 1); cx += c.v * scale; });
+      })(z, x0, anc.length);
+      svg.setAttribute("data-rects", drawn);
+      box.setAttribute("data-rects", drawn);
+      svg.addEventListener("mousemove", function (e) { var i = e.target.getAttribute("data-i"); if (i !== null) say(box, describe(byNode[+i])); });
+      svg.addEventListener("click", function (e) { var i = e.target.getAttribute("data-i"); if (i !== null) { sel = +i; zoom = sel === zoom ? 0 : sel; draw(); say(box, describe(byNode[sel])); } });
+    }
+    box.addEventListener("keydown", function (e) {
+      var n = byNode[sel], p = parent[sel], handled = true;
+      if (e.key === "ArrowUp" && p >= 0) sel = p;
+      else if (e.key === "ArrowDown" && n.k && n.k.length) sel = n.k[0]._i;
+      else if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && p >= 0) {
+        var sib = byNode[p].k, j = sib.indexOf(n) + (e.key === "ArrowLeft" ? -1 : 1);
+        if (j >= 0 && j < sib.length) sel = sib[j]._i;
+      } else if (e.key === "Enter" || e.key === " ") zoom = sel;
+      else if (e.key === "Escape") zoom = 0;
+      else handled = false;
+      if (handled) { e.preventDefault(); draw(); say(box, describe(byNode[sel])); }
+    });
+    draw();
+    counts.flame += byNode.length;
+  }
+
+  // P timeline: one row per P, the share of each bucket in each state
+  // stacked; the runnable goroutines below. Buckets were aggregated while
+  // the trace streamed, so the drawing is bounded whatever its length.
+  function timeline(box, t) {
+    var rowH = 14, gutter = 64, runH = 80, W = width(box), n = t.buckets;
+    var svg = el("svg", { role: "presentation" }, box), paths = 0;
+    var bw = (W - gutter - 4) / n;
+    function xAt(i) { return gutter + i * bw; }
+    t.procs.forEach(function (p, row) {
+      var y0 = row * rowH, base = new Array(n).fill(0);
+      text(4, y0 + 11, "P" + p.id, svg);
+      p.states.forEach(function (vals, si) {
+        if (!vals) return;
+        var top = [], bot = [];
+        for (var i = 0; i < n; i++) {
+          var b = base[i], v = b + vals[i];
+          base[i] = v;
+          var yb = y0 + rowH - 1 - (rowH - 2) * b / 1000, yt = y0 + rowH - 1 - (rowH - 2) * v / 1000;
+          top.push(xAt(i).toFixed(1) + "," + yt.toFixed(1), xAt(i + 1).toFixed(1) + "," + yt.toFixed(1));
+          bot.unshift(xAt(i + 1).toFixed(1) + "," + yb.toFixed(1), xAt(i).toFixed(1) + "," + yb.toFixed(1));
+        }
+        el("path", { d: "M" + top.join("L") + "L" + bot.join("L") + "Z", "class": "tp t" + (si % 5) }, svg);
+        paths++;
+      });
+    });
+    var ry0 = t.procs.length * rowH + 8, rmax = Math.max.apply(null, t.runnable.concat([1]));
+    text(4, ry0 + 11, "runnable", svg);
+    text(gutter - 4, ry0 + 11, fmtNum(rmax), svg, "end");
+    var pts = [xAt(0).toFixed(1) + "," + (ry0 + runH)];
+    t.runnable.forEach(function (v, i) {
+      var y = (ry0 + runH - runH * v / rmax).toFixed(1);
+      pts.push(xAt(i).toFixed(1) + "," + y, xAt(i + 1).toFixed(1) + "," + y);
+    });
+    pts.push(xAt(n).toFixed(1) + "," + (ry0 + runH));
+    el("path", { d: "M" + pts.join("L") + "Z", "class": "tp runq" }, svg);
+    paths++;
+    el("line", { x1: gutter, x2: W - 4, y1: ry0 + runH, y2: ry0 + runH, "class": "axis" }, svg);
+    text(gutter, ry0 + runH + 14, fmtDur(t.start_ns), svg);
+    text(W - 4, ry0 + runH + 14, fmtDur(t.start_ns + n * t.bucket_ns), svg, "end");
+    var cursor = el("line", { x1: 0, x2: 0, y1: 0, y2: ry0 + runH, "class": "cursor", visibility: "hidden" }, svg);
+    var cur = { i: 0, row: 0 };
+    function show() {
+      var i = cur.i, x = xAt(i + 0.5);
+      cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); cursor.setAttribute("visibility", "visible");
+      var s = fmtDur(t.start_ns + i * t.bucket_ns) + "–" + fmtDur(t.start_ns + (i + 1) * t.bucket_ns);
+      var p = t.procs[cur.row];
+      if (p) {
+        var parts = [];
+        p.states.forEach(function (v, si) { if (v && v[i] > 0) parts.push(t.states[si] + " " + (v[i] / 10).toFixed(1) + "%"); });
+        s += ", P" + p.id + ": " + (parts.join(", ") || "no events");
+      }
+      s += "; runnable goroutines " + fmtNum(t.runnable[i] || 0);
+      say(box, s);
+    }
+    svg.addEventListener("mousemove", function (e) {
+      var r = svg.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+      if (x < gutter) return;
+      cur.i = Math.min(n - 1, Math.max(0, Math.floor((x - gutter) / bw)));
+      cur.row = Math.min(t.procs.length - 1, Math.max(0, Math.floor(y / rowH)));
+      show();
+    });
+    box.addEventListener("keydown", function (e) {
+      var k = e.key, step = e.shiftKey ? 10 : 1;
+      if (k === "ArrowLeft") cur.i = Math.max(0, cur.i - step);
+      else if (k === "ArrowRight") cur.i = Math.min(n - 1, cur.i + step);
+      else if (k === "ArrowUp") cur.row = Math.max(0, cur.row - 1);
+      else if (k === "ArrowDown") cur.row = Math.min(t.procs.length - 1, cur.row + 1);
+      else return;
+      e.preventDefault(); show();
+    });
+    svg.setAttribute("data-paths", paths);
+    box.setAttribute("data-paths", paths);
+    counts.timeline += paths;
+  }
+
+  // Latency histogram: one bar per power of two of the latency, stacked
+  // by why the goroutines became runnable; the percentiles marked.
+  function histogram(box, h) {
+    var W = width(box), H = box.clientHeight || 240, left = 56, bottom = 36, top = 10;
+    var svg = el("svg", { role: "presentation" }, box), nb = h.bounds_ns.length;
+    var totals = new Array(nb).fill(0);
+    h.series.forEach(function (s) { s.counts.forEach(function (c, i) { totals[i] += c; }); });
+    var ymax = Math.max.apply(null, totals.concat([1])), bw = (W - left - 8) / nb, ph = H - top - bottom, bars = 0;
+    el("line", { x1: left, x2: W - 8, y1: top + ph, y2: top + ph, "class": "axis" }, svg);
+    text(left - 4, top + 10, fmtNum(ymax), svg, "end");
+    text(left - 4, top + ph, "0", svg, "end");
+    var base = new Array(nb).fill(0);
+    h.series.forEach(function (s, si) {
+      s.counts.forEach(function (c, i) {
+        if (!c) return;
+        var y = top + ph - ph * (base[i] + c) / ymax, hh = ph * c / ymax;
+        el("rect", { x: left + i * bw + 1, y: y, width: Math.max(bw - 2, 1), height: Math.max(hh, 0.5), "class": "hb c" + ((si + 5) % 21), "data-b": i }, svg);
+        base[i] += c; bars++;
+      });
+    });
+    var every = Math.max(1, Math.ceil(nb / Math.floor((W - left) / 60)));
+    h.bounds_ns.forEach(function (b, i) { if (i % every === 0) text(left + (i + 0.5) * bw, top + ph + 14, "≤" + fmtDur(b), svg, "middle"); });
+    (h.quantiles || []).forEach(function (q, qi) {
+      var i = 0;
+      while (i < nb - 1 && h.bounds_ns[i] < q.ns) i++;
+      var x = left + (i + 0.5) * bw;
+      el("line", { x1: x, x2: x, y1: top, y2: top + ph, "class": "knee" }, svg);
+      text(x + 3, top + 10 + 12 * qi, q.name + " " + fmtDur(q.ns), svg);
+    });
+    var cur = 0;
+    function show(i) {
+      var lo = i === 0 ? 0 : h.bounds_ns[i - 1], parts = [];
+      h.series.forEach(function (s) { if (s.counts[i]) parts.push(s.name + " " + s.counts[i]); });
+      say(box, fmtDur(lo) + "–" + fmtDur(h.bounds_ns[i]) + ": " + totals[i] + " starts" + (parts.length ? " (" + parts.join(", ") + ")" : ""));
+    }
+    svg.addEventListener("mousemove", function (e) {
+      var r = svg.getBoundingClientRect(), i = Math.floor((e.clientX - r.left - left) / bw);
+      if (i >= 0 && i < nb) { cur = i; show(i); }
+    });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowLeft") cur = Math.max(0, cur - 1);
+      else if (e.key === "ArrowRight") cur = Math.min(nb - 1, cur + 1);
+      else return;
+      e.preventDefault(); show(cur);
+    });
+    box.setAttribute("data-bars", bars);
+    counts.histogram += bars;
+  }
+
+  // A curve against a swept parameter: the medians joined, their
+  // intervals as bars, the knee marked.
+  function curve(box, c) {
+    var W = width(box), H = box.clientHeight || 260, left = 64, right = 12, top = 14, bottom = 40;
+    var svg = el("svg", { role: "presentation" }, box), ps = c.points;
+    var xs = ps.map(function (p) { return p.x; }), xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
+    if (xmax === xmin) { xmin -= 1; xmax += 1; }
+    var ymax = Math.max.apply(null, ps.map(function (p) { return Math.max(p.hi, p.y); }).concat([0])) * 1.1 || 1;
+    function X(v) { return left + (W - left - right) * (v - xmin) / (xmax - xmin); }
+    function Y(v) { return top + (H - top - bottom) * (1 - v / ymax); }
+    el("line", { x1: left, x2: W - right, y1: Y(0), y2: Y(0), "class": "axis" }, svg);
+    el("line", { x1: left, x2: left, y1: top, y2: Y(0), "class": "axis" }, svg);
+    [0, 0.5, 1].forEach(function (f) { text(left - 4, Y(ymax / 1.1 * f) + 4, fmtNum(ymax / 1.1 * f), svg, "end"); });
+    ps.forEach(function (p) { text(X(p.x), Y(0) + 14, String(p.x), svg, "middle"); });
+    text((left + W - right) / 2, H - 6, c.x_label, svg, "middle");
+    if (c.mark) {
+      el("line", { x1: X(c.mark), x2: X(c.mark), y1: top, y2: Y(0), "class": "knee" }, svg);
+      text(X(c.mark) + 4, top + 10, c.mark_label, svg);
+    }
+    el("path", { d: "M" + ps.map(function (p) { return X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1); }).join("L"), "class": "line" }, svg);
+    var dots = ps.map(function (p, i) {
+      el("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.lo), y2: Y(p.hi), "class": "err" }, svg);
+      return el("circle", { cx: X(p.x), cy: Y(p.y), r: 4, "class": "pt", "data-i": i }, svg);
+    });
+    var cur = 0;
+    function show(i) {
+      dots.forEach(function (d, j) { d.setAttribute("class", j === i ? "pt sel" : "pt"); });
+      var p = ps[i];
+      say(box, c.x_label + " " + p.x + ": " + c.y_label + " " + fmtNum(p.y) + " [" + fmtNum(p.lo) + ", " + fmtNum(p.hi) + "]");
+    }
+    svg.addEventListener("mousemove", function (e) { var i = e.target.getAttribute("data-i"); if (i !== null) { cur = +i; show(cur); } });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowLeft") cur = Math.max(0, cur - 1);
+      else if (e.key === "ArrowRight") cur = Math.min(ps.length - 1, cur + 1);
+      else return;
+      e.preventDefault(); show(cur);
+    });
+    box.setAttribute("data-points", ps.length);
+    counts.curve += ps.length;
+  }
+
+  var t0 = performance.now();
+  var data = JSON.parse(document.getElementById("sd-data").textContent);
+  var draw = { flame: flame, timeline: timeline, histogram: histogram, curve: curve };
+  Array.prototype.forEach.call(document.querySelectorAll(".chart[data-kind]"), function (box) {
+    var set = data.sets[+box.getAttribute("data-set")], kind = box.getAttribute("data-kind");
+    try {
+      var d = kind === "flame" ? set.flame : kind === "timeline" ? set.timeline : kind === "histogram" ? set.latency : set.curves[+box.getAttribute("data-curve")];
+      draw[kind](box, d);
+      var hint = document.getElementById(box.id + "-detail");
+      if (hint && !hint.textContent) hint.textContent = "Hover, or focus and use the arrow keys" + (kind === "flame" ? " (Enter zooms, Escape zooms out)" : "") + ".";
+    } catch (e) {
+      record("drawing " + kind + ": " + e.message);
+    }
+  });
+  var b = document.body;
+  b.setAttribute("data-flame-rects", counts.flame);
+  b.setAttribute("data-timeline-paths", counts.timeline);
+  b.setAttribute("data-histogram-bars", counts.histogram);
+  b.setAttribute("data-curve-points", counts.curve);
+  b.setAttribute("data-render-ms", (performance.now() - t0).toFixed(1));
+  b.setAttribute("data-resources", performance.getEntriesByType("resource").length);
+  b.setAttribute("data-rendered", errors.length ? "error" : "ok");
+})();
