@@ -218,7 +218,9 @@ for {
 			"iteration (retry until my CAS wins: a failure means another goroutine won, so the loop is bounded by " +
 			"contention; this includes a CAS spinlock), a loop whose every path that goes round again ran a CAS or, in " +
 			"Dmitry Vyukov's bounded queue, re-reads the word the CAS swaps after a live dif < 0 case has left on a full or " +
-			"empty ring (the position moved on: a contention retry), an assignment that advances (l = l.next), a helper called for its " +
+			"empty ring (the position moved on: a contention retry), an assignment that advances (l = l.next), a counter " +
+			"that the value an exit tests is computed from (p := parent(tile, k) with k++), a never-blocking helper that " +
+			"writes through a pointer without polling (in.readRune() consumes input), a helper called for its " +
 			"effect (work), any sleep (SD102/SD104), a channel operation or select (SD101), an unknown call, time.Now or " +
 			"time.Since on every iteration (deliberate busy delays), runtime.NumGoroutine (SD103), a counter that decides when the loop ends, " +
 			"and _test.go files.",

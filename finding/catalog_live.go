@@ -43,7 +43,8 @@ var liveRules = []Rule{
 			"runnable goroutines per P averaged over the span (≥ 1: more work than Ps), else the GC pauses' p99 " +
 			"(≥ half the threshold), else short bursts or a host that does not run the Ps. The same condition " +
 			"triggers a flight-recorder snapshot, whose trace analysis (SD301/SD302/SD308) names the goroutines " +
-			"and lines; the finding names the snapshot. Close negatives tested: a high p99 from fewer than 100 " +
+			"and lines; when that snapshot was taken within the span, the finding names it and carries its user " +
+			"lines, with sources live and trace. Close negatives tested: a high p99 from fewer than 100 " +
 			"samples, a tail thinner than 1%, an interval that reaches below the threshold.",
 		Fix: "Open the snapshot with `schedoctor trace FILE`: it names whose goroutines queued. Then: fix a spin " +
 			"(SD101/SD308), bound the goroutines doing CPU work to GOMAXPROCS, set GOMAXPROCS to the CPUs really " +

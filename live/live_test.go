@@ -182,6 +182,22 @@ func TestSpikeSnapshot(t *testing.T) {
 	if !hasRule(s.Findings, "SD302") && !hasRule(s.Findings, "SD301") {
 		failOrSkip(t, "the trace analysis of the snapshot found no backlog (SD301/SD302): %v", rules)
 	}
+	// While the spike is in the latency span, SD702 rests on the metrics
+	// and the snapshot's trace: it carries the trace's user lines.
+	for _, f := range m.Findings() {
+		if f.Rule != "SD702" {
+			continue
+		}
+		t.Logf("SD702: %s at %v", f.Message, f.Locations)
+		if !strings.Contains(f.Message, s.Name) || !slices.Equal(f.Sources, []string{"live", "trace"}) || len(f.Locations) == 0 {
+			t.Errorf("SD702 not joined with the snapshot: sources %v, %d locations, %q", f.Sources, len(f.Locations), f.Message)
+		}
+		for _, l := range f.Locations {
+			if !finding.UserFunction(l.Function) {
+				t.Errorf("SD702 located at a non-user frame %v", l)
+			}
+		}
+	}
 	// SD702 is judged over the last LatencySpan: read it while the spike
 	// is still in that span, or from the latency trigger's firing.
 	fired := false

@@ -172,6 +172,14 @@ func (m *Monitor) tick() {
 	figures(&st, m.w, m.o, m.rd)
 	fs, conds := evaluate(&st, m.w, m.o)
 
+	// Log after unlocking (defers run last first): Logf is the host's
+	// code and may be slow.
+	var logs []string
+	defer func() {
+		for _, l := range logs {
+			m.logf("%s", l)
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st.Started, st.Interval, st.Dir = m.st.Started, m.st.Interval, m.st.Dir
@@ -199,7 +207,7 @@ func (m *Monitor) tick() {
 			t.Last = s.at
 			t.Why = why
 			fired = append(fired, job{kind: k, why: why, at: s.at})
-			m.logf("live: trigger %s: %s", k, why)
+			logs = append(logs, fmt.Sprintf("live: trigger %s: %s", k, why))
 		}
 		t.Active = true
 	}
@@ -258,6 +266,42 @@ func (m *Monitor) Findings() []finding.Finding {
 	return m.findingsLocked()
 }
 
+// joinTrace names, in an SD702 finding, the snapshot of the same spike
+// when one was taken within the latency span and diagnosed: the trace says
+// whose goroutines queued and where, which the metrics cannot. The
+// locations of the trace's scheduling findings become SD702's, and the
+// finding then rests on two sources.
+func (m *Monitor) joinTrace(f *finding.Finding, latest map[string]*Snapshot) {
+	var snap *Snapshot
+	for _, k := range []string{"latency", "runnable"} {
+		s := latest[k]
+		// A snapshot of an earlier spike is not evidence for this one.
+		if s != nil && m.st.Time.Sub(s.Time) <= m.o.LatencySpan+m.o.SnapshotDelay && (snap == nil || s.Time.After(snap.Time)) {
+			snap = s
+		}
+	}
+	if snap == nil {
+		return
+	}
+	f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", snap.Name, len(snap.Findings))
+	// The backlog findings already name the cause's lines (a spin, or the
+	// sites that queue); SD308 alone names the spinning site.
+	for _, r := range []string{"SD302", "SD301", "SD308"} {
+		for _, tf := range snap.Findings {
+			if tf.Rule != r || len(tf.Locations) == 0 {
+				continue
+			}
+			f.Locations = slices.Clone(tf.Locations)
+			f.Sources = []string{"live", "trace"}
+			for _, e := range tf.Evidence[:min(len(tf.Evidence), 3)] {
+				e.Label = "trace (" + r + "): " + e.Label
+				f.Evidence = append(f.Evidence, e)
+			}
+			return
+		}
+	}
+}
+
 func (m *Monitor) findingsLocked() []finding.Finding {
 	fs := make([]finding.Finding, 0, len(m.online))
 	latest := map[string]*Snapshot{}
@@ -269,14 +313,7 @@ func (m *Monitor) findingsLocked() []finding.Finding {
 	for _, f := range m.online {
 		f.Evidence = slices.Clone(f.Evidence)
 		if f.Rule == "SD702" {
-			// Name the trace of the spike when one was taken and diagnosed:
-			// it says whose goroutines queued, which the metrics cannot.
-			for _, k := range []string{"latency", "runnable"} {
-				if s := latest[k]; s != nil {
-					f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", s.Name, len(s.Findings))
-					break
-				}
-			}
+			m.joinTrace(&f, latest)
 		}
 		fs = append(fs, f)
 	}

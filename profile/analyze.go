@@ -499,7 +499,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		default:
 			where = "no user frames"
 		}
-		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 32), where, width))
+		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 31), where, width))
 	}
 	if s.Thin != "" {
 		b.WriteString("\n" + textsafe.Wrap("THIN EVIDENCE: ", "  ", textsafe.String(s.Thin), width))

@@ -15,8 +15,9 @@ import (
 type TextOptions struct {
 	Color bool // ANSI colour for severities; the CLI sets it only on a terminal
 	Width int  // wrap prose at this many columns; 0 means 80
-	// Compact prints one line per finding, "file:line: SDnnn name: message",
-	// like go vet, with no evidence or fix; the summary is still printed.
+	// Compact prints one finding per line, "file:line: SDnnn name: message",
+	// like go vet, with no evidence or fix (wrapped to the width, unless
+	// Wide); the summary is still printed.
 	Compact bool
 	// Wide lays the summary's tables out one line per row, however wide
 	// (for a wide terminal or grep); the findings' prose is still wrapped.
@@ -124,7 +125,12 @@ func (p *textPrinter) compact(f finding.Finding) {
 	if r, ok := finding.Lookup(f.Rule); ok {
 		name = " " + r.Name
 	}
-	fmt.Fprintf(p.w, "%s%s%s: %s\n", textsafe.String(where), p.paint(severityColor[f.Severity], textsafe.String(f.Rule)), name, textsafe.String(f.Message))
+	line := fmt.Sprintf("%s%s%s: %s", textsafe.String(where), p.paint(severityColor[f.Severity], textsafe.String(f.Rule)), name, textsafe.String(f.Message))
+	if p.opt.Wide {
+		fmt.Fprintln(p.w, line) // one line per finding, for grep and editors
+		return
+	}
+	p.wrap("", "    ", line)
 }
 
 func (p *textPrinter) finding(f finding.Finding) {

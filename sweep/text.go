@@ -51,6 +51,9 @@ func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 		fmt.Fprint(tw, "GOMAXPROCS\truns\tp50\tp99\tp99 interval\tok/s\terrors\tcpu s\t\n")
 	case s.Load != nil:
 		fmt.Fprint(tw, "GOMAXPROCS\truns\tp50\tp90\tp99\tp99 interval\tp99.9\tok/s\terrors\tcpu s\t\n")
+	case narrow:
+		// "procs": ten columns of header back for wider figures.
+		fmt.Fprint(tw, "procs\truns\tmedian\tinterval\tcpu s\trq wait s\tinvol. cs\tmax RSS\t\n")
 	default:
 		fmt.Fprint(tw, "GOMAXPROCS\truns\tmedian\tinterval\tcpu s\trq wait s\tinvol. cs\tmax RSS\t\n")
 	}

@@ -20,6 +20,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -84,15 +85,23 @@ type Result struct {
 	Before      Sample `json:"before"`
 	After       Sample `json:"after"`
 	// Per connection, from the deltas divided by Opened.
-	RSSPerConn     float64  `json:"rss_per_conn"`          // process, as the kernel charges it
-	GoPerConn      float64  `json:"go_per_conn,omitempty"` // Go heap in use + stacks
-	GoroutinesPer  float64  `json:"goroutines_per_conn,omitempty"`
-	KernelPerConn  float64  `json:"kernel_per_conn"`  // socket objects + buffers
-	KernelObjects  string   `json:"kernel_objects"`   // how KernelPerConn was composed
-	BuffersPerConn float64  `json:"buffers_per_conn"` // the sockstat share of it
-	Seconds        float64  `json:"seconds"`          // dialling and settling
-	Closed         bool     `json:"closed"`
-	Notes          []string `json:"notes,omitempty"`
+	RSSPerConn     float64 `json:"rss_per_conn"`          // process, as the kernel charges it
+	GoPerConn      float64 `json:"go_per_conn,omitempty"` // Go heap in use + stacks
+	GoroutinesPer  float64 `json:"goroutines_per_conn,omitempty"`
+	KernelPerConn  float64 `json:"kernel_per_conn"`  // socket objects + buffers
+	KernelObjects  string  `json:"kernel_objects"`   // how KernelPerConn was composed
+	BuffersPerConn float64 `json:"buffers_per_conn"` // the sockstat share of it
+	// GreetingBytes is what the server sent on its own on the idle
+	// connections (a protocol greeting), read by the probe before the
+	// measurement.
+	GreetingBytes int64 `json:"greeting_bytes,omitempty"`
+	// ServerClosed counts the connections the server had closed when the
+	// probe read them (end of file): they are not in the per-connection
+	// division.
+	ServerClosed int      `json:"server_closed,omitempty"`
+	Seconds      float64  `json:"seconds"` // dialling and settling
+	Closed       bool     `json:"closed"`
+	Notes        []string `json:"notes,omitempty"`
 }
 
 // ProcessPerConn is the figure the host checks use for the process: the
@@ -162,6 +171,16 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if res.Accepted < len(conns) {
 		res.Notes = append(res.Notes, fmt.Sprintf("the server showed %d new descriptors for %d connections when measured (accept queue, or descriptors closed meanwhile)", res.Accepted, len(conns)))
 	}
+	// Read what the server sent unprompted (a NATS INFO line, a TLS 1.3
+	// session ticket, a banner): a real client reads it, and left unread it
+	// sits in the probe's receive queues, where sockstat would count it as
+	// the server's buffers.
+	var serverClosed int
+	res.GreetingBytes, serverClosed = drain(ctx, conns, opt.Parallel)
+	if serverClosed > 0 {
+		res.ServerClosed = serverClosed
+		res.Notes = append(res.Notes, fmt.Sprintf("the server closed %d of the %d idle connections before the measurement (an idle or read-header timeout): the figures are per connection it kept", serverClosed, len(conns)))
+	}
 	res.Seconds = time.Since(start).Seconds()
 	res.After, err = measure(ctx, opt, procDir)
 	if err != nil {
@@ -170,16 +189,19 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Hold != nil {
 		opt.Hold()
 	}
-	n := float64(len(conns))
+	n := float64(len(conns) - res.ServerClosed)
 	if n > 0 {
 		res.RSSPerConn = float64(res.After.RSSBytes-res.Before.RSSBytes) / n
 		if res.Before.HeapInuseBytes >= 0 && res.After.HeapInuseBytes >= 0 {
 			res.GoPerConn = float64(res.After.HeapInuseBytes+res.After.StackInuseBytes-res.Before.HeapInuseBytes-res.Before.StackInuseBytes) / n
 			res.GoroutinesPer = float64(res.After.Goroutines-res.Before.Goroutines) / n
 		}
-		// Both ends of a loopback connection are on this host: the
-		// buffers sockstat shows are split evenly between them.
-		res.BuffersPerConn = max(float64(res.After.TCPMemPages-res.Before.TCPMemPages)*4096/(2*n), 0)
+		// The probe has sent nothing since the handshake and has read what
+		// the server sent (drain), so its own sockets hold no buffers: the
+		// growth sockstat shows is held by the server's ends (and by the
+		// rest of the host, which is why it is clamped at 0, not trusted
+		// to the byte).
+		res.BuffersPerConn = max(float64(res.After.TCPMemPages-res.Before.TCPMemPages)*4096/n, 0)
 		objs, what := SocketObjects("/", ap.Addr().Is6())
 		res.KernelPerConn = objs + res.BuffersPerConn
 		res.KernelObjects = what
@@ -332,6 +354,46 @@ func settle(ctx context.Context, opt Options, procDir string, before, n int) int
 	// (a first read, a handshake's buffers) before measuring.
 	time.Sleep(200 * time.Millisecond)
 	return min(got, n)
+}
+
+// drain reads, on every connection, what the server has already sent,
+// waiting at most a few milliseconds on each (the server has had the
+// settling time to write its greeting). It returns the bytes read and how
+// many connections the server had already closed.
+func drain(ctx context.Context, conns []net.Conn, parallel int) (int64, int) {
+	if parallel <= 0 {
+		parallel = 64
+	}
+	var total, next, closed atomic.Int64
+	var wg sync.WaitGroup
+	for range min(parallel, len(conns)) {
+		wg.Go(func() {
+			buf := make([]byte, 4096)
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(conns) {
+					return
+				}
+				c := conns[i]
+				// A deadline in the near future, not the past: Go checks an
+				// expired deadline before it tries the read.
+				c.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+				for {
+					n, err := c.Read(buf)
+					total.Add(int64(n))
+					if errors.Is(err, io.EOF) {
+						closed.Add(1)
+					}
+					if err != nil || n == 0 {
+						break
+					}
+				}
+				c.SetReadDeadline(time.Time{})
+			}
+		})
+	}
+	wg.Wait()
+	return total.Load(), int(closed.Load())
 }
 
 func countFDs(procDir string) (int, error) {

@@ -79,6 +79,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 			return e.fail(err)
 		}
 	} else {
+		e.doing("capturing from " + arg)
 		set, err = capture(ctx, e, arg, *pid, *seconds, *traceSecs, *quiet)
 		if err != nil {
 			return e.fail(err)
@@ -103,6 +104,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	if !*noSrc {
 		aopt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
 	}
+	e.doing("diagnosing the captures")
 	res, err := check.Analyze(ctx, set, aopt)
 	if err != nil {
 		return e.fail(err)

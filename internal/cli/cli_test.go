@@ -233,3 +233,38 @@ func TestGoldenWidths(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericFlags: every numeric flag is range-checked when parsed, with
+// a usage error naming it (exit 2), before any input is read or any child
+// started: NaN and Inf pass every comparison, and 9999999999 seconds
+// overflows a time.Duration into a negative one.
+func TestNumericFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "-cpus", "NaN", "x"}, "-cpus NaN"},
+		{[]string{"trace", "-cpus", "-Inf", "x"}, "-cpus -Inf"},
+		{[]string{"trace", "-cpus", "-1", "x"}, "-cpus -1"},
+		{[]string{"trace", "-cpus", "1e400", "x"}, "-cpus"},
+		{[]string{"trace", "-process-cpu", "-1s", "x"}, "-process-cpu"},
+		{[]string{"check", "-cpus", "Inf", "http://127.0.0.1:1"}, "-cpus +Inf"},
+		{[]string{"check", "-seconds", "9999999999", "http://127.0.0.1:1"}, "-seconds 9999999999"},
+		{[]string{"check", "-trace-seconds", "100000", "http://127.0.0.1:1"}, "-trace-seconds 100000"},
+		{[]string{"profile", "-seconds", "9999999999", "http://127.0.0.1:1/x"}, "-seconds 9999999999"},
+		{[]string{"goroutines", "-seconds", "0", "x"}, "-seconds must be positive"},
+		{[]string{"goroutines", "-seconds", "86401", "x"}, "-seconds 86401"},
+		{[]string{"sweep", "-load", "http://127.0.0.1:1/", "-rate", "NaN", "--", "true"}, "-rate NaN"},
+		{[]string{"sweep", "-load", "http://127.0.0.1:1/", "-rate", "1e9", "--", "true"}, "-rate 1e+09"},
+		{[]string{"sweep", "-load", "http://127.0.0.1:1/", "-rate", "10", "-max-inflight", "99999999", "--", "true"}, "-max-inflight 99999999"},
+		{[]string{"sweep", "-tolerance", "NaN", "--", "true"}, "want a percentage"},
+		{[]string{"demo", "-duration", "0"}, "-duration 0s"},
+		{[]string{"demo", "-duration", "1h"}, "-duration 1h0m0s"},
+		{[]string{"procs", "-window", "-1s"}, "-window -1s"},
+	} {
+		code, stdout, stderr := run(t, "", c.args...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}

@@ -66,6 +66,7 @@ or above LEVEL.`, `  schedoctor demo
 	if !out.json {
 		opt.Progress = e.Stderr
 	}
+	e.doing("running the lab programs (" + strings.Join(splitList(*stages), ", ") + ")")
 	res, err := demo.Run(ctx, opt)
 	if err != nil {
 		return e.fail(err)
@@ -79,7 +80,7 @@ or above LEVEL.`, `  schedoctor demo
 		if err := report.Text(e.Stdout, r, report.TextOptions{Compact: true, Color: e.color(), Wide: out.wide}); err != nil {
 			return e.fail(err)
 		}
-		fmt.Fprintln(e.Stdout, "\nRun with -v for each finding's evidence and fix, or 'schedoctor rules SDnnn' to explain a rule.")
+		fmt.Fprintln(e.Stdout, "\nRun with -v for each finding's evidence and fix,\nor 'schedoctor rules SDnnn' to explain a rule.")
 		code = exitCode(out.fail, r.Findings)
 	}
 	if code == ExitClean && res.Summary.Mismatch > 0 {

@@ -15,11 +15,11 @@ import (
 // hostileNames are the strings a crafted input uses as names: each would
 // do something to a terminal if printed raw.
 var hostileNames = []string{
-	"main.evil\x1b]0;pwned\a",              // retitles the terminal
-	"main.erase\x1b[2K\rforged line",       // erases the line and overwrites it
-	"main.\u202eexe.gnp",                   // right-to-left override
+	"main.evil\x1b]0;pwned\a",               // retitles the terminal
+	"main.erase\x1b[2K\rforged line",        // erases the line and overwrites it
+	"main.\u202eexe.gnp",                    // right-to-left override
 	"main.nl\nSD999 forged: 100% of a core", // a forged report line
-	"main.c1\u009b2J\x7f\xff",              // C1 CSI, DEL, invalid UTF-8
+	"main.c1\u009b2J\x7f\xff",               // C1 CSI, DEL, invalid UTF-8
 }
 
 func init() {

@@ -33,8 +33,10 @@ import (
 //
 // Each case runs in its own child process (this test binary, re-executed
 // as schedoctor; see TestMain), bounded in time, and is checked for its exit
-// code, its time, its peak memory (rusage maxrss) and for raw control
-// characters on stdout and stderr.
+// code, its time, its peak memory (VmHWM, see vmHWM: not rusage's Maxrss,
+// which counts the test binary's own memory) and for raw control
+// characters on stdout and stderr. The child's working directory is the
+// case directory and NO_COLOR is set.
 const hostileDir = "testdata/hostile"
 
 // Bounds of one case. The time is generous on purpose: the machine may be
@@ -263,6 +265,7 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 	if kb, err := strconv.ParseInt(strings.TrimSpace(string(reported)), 10, 64); err == nil && kb > peakKB {
 		peakKB = kb
 	}
+	t.Logf("exit %d in %v, peak RSS %d MB", code, elapsed.Round(time.Millisecond), peakKB>>10)
 	if rss := peakKB << 10; rss > hostileMaxRSS {
 		t.Errorf("peak RSS %d MB, limit %d MB\n%s", rss>>20, hostileMaxRSS>>20, show())
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint"
@@ -37,6 +38,7 @@ The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
+	e.doing("linting " + strings.Join(patterns, " "))
 	res, err := lint.Run(ctx, lint.Options{Patterns: patterns, Tests: *tests, Fix: *fix, VetTool: e.VetTool})
 	if err != nil {
 		return e.fail(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/report"
+	"github.com/schedoctor/schedoctor/report/htmlreport"
 )
 
 // outputFlags are the flags every diagnosing subcommand shares.
@@ -19,6 +20,7 @@ type outputFlags struct {
 	sarif bool
 	wide  bool
 	fail  failLevel
+	html  string // -html FILE: also write the report as one self-contained HTML file
 }
 
 // failLevel is -fail: the least severity that makes the exit status 1, or
@@ -55,6 +57,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, withSARIF bool) {
 		fs.BoolVar(&o.sarif, "sarif", false, "print a SARIF 2.1.0 log on stdout, for code-scanning UIs")
 	}
 	fs.Var(&o.fail, "fail", "exit 1 when a finding is at or above this `level`: info, warning, critical or none")
+	fs.StringVar(&o.html, "html", "", "also write the report as one self-contained HTML `file` (findings, figures, pictures; no network)")
 	fs.BoolVar(&o.wide, "wide", false, "text: print tables one line per row however wide (default: fit 80 columns)")
 }
 
@@ -85,6 +88,11 @@ func (e *Env) emit(o *outputFlags, r report.Report) int {
 	}
 	if err != nil {
 		return e.fail(fmt.Errorf("writing the report: %w", err))
+	}
+	if o.html != "" {
+		if err := writeHTML(o.html, r); err != nil {
+			return e.fail(err)
+		}
 	}
 	return exitCode(o.fail, r.Findings)
 }
@@ -127,4 +135,24 @@ func (e *Env) checkSeconds(name string, v, lo int) (int, bool) {
 		return e.usageError("-%s %d: want %d to %d seconds", name, v, lo, maxSeconds), false
 	}
 	return 0, true
+}
+
+// writeHTML writes the report as one HTML file at path, through a
+// temporary file renamed into place, so that a failed render never leaves
+// half a report where the last good one was.
+func writeHTML(path string, r report.Report) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".schedoctor-*.html")
+	if err != nil {
+		return fmt.Errorf("writing the HTML report %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	err = htmlreport.Render(tmp, r, htmlreport.Options{Version: Version()})
+	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the HTML report %s: %w", path, err)
+	}
+	return nil
 }

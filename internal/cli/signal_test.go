@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -155,4 +156,57 @@ func TestSignalTwice(t *testing.T) {
 			t.Errorf("the second signal took %v to end the run", took)
 		}
 	})
+}
+
+// TestSignalSweepChild: a signal during a sweep ends the sweep and its
+// child, whatever the child does, and says what was interrupted.
+func TestSignalSweepChild(t *testing.T) {
+	// A sleep long and odd enough to be found by its arguments.
+	const marker = "737.25"
+	cmd, stderr, _ := startChild(t, "running the sweep of /bin/sleep "+marker, "sweep", "-q", "-runs", "1", "-procs", "1", "--", "/bin/sleep", marker)
+	// Until the child runs: poll /proc for it.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(findProcs(marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sweep's child never started; stderr:\n%s", stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	code, took := waitExit(t, cmd, 10*time.Second+interruptGrace)
+	if code != 130 || !strings.Contains(stderr.String(), "schedoctor sweep: interrupted while running the sweep of /bin/sleep "+marker) {
+		t.Errorf("exit %d after %v; stderr:\n%s", code, took, stderr)
+	}
+	// The child is killed with its process group; give the kernel a moment.
+	for end := time.Now().Add(5 * time.Second); len(findProcs(marker)) > 0 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pids := findProcs(marker); len(pids) > 0 {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Errorf("the sweep's child survived the signal: pids %v", pids)
+	}
+}
+
+// findProcs returns the pids of processes whose command line holds arg.
+func findProcs(arg string) []int {
+	var pids []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == arg {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }

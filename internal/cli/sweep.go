@@ -132,6 +132,7 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 			}
 		}
 	}
+	e.doing("running the sweep of " + strings.Join(cmd, " "))
 	s, err := sweep.Run(ctx, opt)
 	if err != nil {
 		return e.fail(err)

@@ -15,32 +15,54 @@ import (
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
 
 // WriteTextWidth prints the table within width columns (0: one line per
-// program however wide): a table too wide has the program's name stacked
-// above its cells, and the sentences under it are wrapped.
+// program however wide): a table too wide puts each stage's cell on a line
+// of its own under the program's name, and the sentences under it are
+// wrapped.
 func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
-	header := []string{"program"}
+	// The check stage has one row, the lab service's: it is a line under
+	// the table, not a column of dashes that would push the table past
+	// 80 columns.
+	var cols []Stage
 	for _, st := range s.Stages {
+		if st != StageCheck {
+			cols = append(cols, st)
+		}
+	}
+	header := []string{"program"}
+	for _, st := range cols {
 		header = append(header, string(st))
 	}
-	tab := &textsafe.Table{Header: header}
-	cells := 0
+	// Too wide for the width: each program's stages on lines of their own.
+	tab := &textsafe.Table{Header: header, Stack: 1}
+	cells, rows := 0, 0
+	var checks []string
 	for _, p := range s.Programs {
+		if c := p.Cells[StageCheck]; c != nil {
+			checks = append(checks, fmt.Sprintf("%s (check)  %s", p.Name, textsafe.String(c.String())))
+			cells++
+		}
 		row := []string{p.Name}
-		for _, st := range s.Stages {
+		for _, st := range cols {
 			cell := p.Cells[st]
 			if cell == nil {
-				// The lab programs have no check cell, the lab service
-				// only that one.
 				row = append(row, "—")
 				continue
 			}
 			row = append(row, textsafe.String(cell.String())) // an error cell quotes input
 			cells++
 		}
-		tab.Add(row...)
+		if len(row) > 1 && slices.ContainsFunc(cols, func(st Stage) bool { return p.Cells[st] != nil }) {
+			tab.Add(row...)
+			rows++
+		}
 	}
-	if err := tab.Write(w, width); err != nil {
-		return err
+	if rows > 0 {
+		if err := tab.Write(w, width); err != nil {
+			return err
+		}
+	}
+	for _, c := range checks {
+		fmt.Fprintln(w, c)
 	}
 	fmt.Fprintln(w)
 	// The sentences below are wrapped to the width as they are written.
@@ -66,26 +88,19 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	return err
 }
 
-// wrapWriter word-wraps each line written to it (whole lines only, as
-// the sentences above are written) to width columns.
+// wrapWriter rewraps each write, one sentence written whole with its own
+// line breaks (as the sentences above are), to width columns.
 type wrapWriter struct {
 	w     io.Writer
 	width int
 }
 
 func (ww *wrapWriter) Write(p []byte) (int, error) {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(p), "\n") {
-		if l == "" {
-			continue
-		}
-		if !strings.HasSuffix(l, "\n") || textsafe.Width(l) <= ww.width+1 || ww.width <= 0 {
-			b.WriteString(l)
-			continue
-		}
-		b.WriteString(textsafe.Wrap("", "", l, ww.width))
+	out := string(p)
+	if ww.width > 0 && strings.HasSuffix(out, "\n") {
+		out = textsafe.Wrap("", "", out, ww.width)
 	}
-	if _, err := io.WriteString(ww.w, b.String()); err != nil {
+	if _, err := io.WriteString(ww.w, out); err != nil {
 		return 0, err
 	}
 	return len(p), nil

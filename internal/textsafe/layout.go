@@ -137,6 +137,10 @@ func (t *Table) writeStackedLater(w io.Writer, head []string, width int) error {
 	}
 	inner := &Table{Right: t.Right}
 	widths := colWidths(rows, 0)
+	lw := 0 // the labels, aligned
+	for c := t.Stack; c < len(head); c++ {
+		lw = max(lw, Width(head[c]))
+	}
 	var b strings.Builder
 	for i, r := range rows {
 		inner.line(&b, t.Indent, r, widths, 0)
@@ -150,9 +154,9 @@ func (t *Table) writeStackedLater(w io.Writer, head []string, width int) error {
 			}
 			label := ""
 			if c < len(head) && head[c] != "" {
-				label = head[c] + " "
+				label = head[c] + strings.Repeat(" ", lw-Width(head[c])+1)
 			}
-			b.WriteString(WrapFit(t.Indent+"    "+label, t.Indent+"      ", full[c], width))
+			b.WriteString(WrapFit(t.Indent+"    "+label, t.Indent+"    "+strings.Repeat(" ", Width(label)), full[c], width))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -54,7 +54,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if cut < len(data) {
 		w.pending = append([]byte(nil), data[cut:]...)
 	}
-	if err := w.emit(data[:cut], false); err != nil {
+	if err := w.emit(data[:cut]); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -68,7 +68,7 @@ func (w *Writer) Flush() error {
 	}
 	data := w.pending
 	w.pending = nil
-	return w.emit(data, true)
+	return w.emit(data)
 }
 
 // completeUpTo returns the length of the prefix of data that can be
@@ -145,7 +145,7 @@ func sgrLen(b []byte) int {
 	return 0
 }
 
-func (w *Writer) emit(b []byte, final bool) error {
+func (w *Writer) emit(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}

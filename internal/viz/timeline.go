@@ -1,6 +1,9 @@
 package viz
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // TimelineBuilder accumulates per-P state spans and a runnable-goroutine
 // count into a fixed number of buckets while a trace streams: when a span
@@ -150,6 +153,7 @@ func (b *TimelineBuilder) Build() *Timeline {
 		return nil
 	}
 	n := b.index(b.end-1) + 1
+	slices.Sort(b.order)
 	tl := &Timeline{BucketNs: b.width, Buckets: n, States: b.states, OmittedProcs: len(b.omitted)}
 	for _, id := range b.order {
 		p := b.procs[id]

@@ -51,7 +51,11 @@
 // Vyukov's bounded queue: dif == 0 claims with a CAS, dif < 0 leaves as
 // full or empty, dif > 0 re-reads the tail another goroutine moved on),
 // when an assignment advances (l = l.next),
-// when a helper is called for its effect (work), for any sleep (sleeppoll
+// when a helper is called for its effect (work), or read for its value
+// while it writes through a pointer without touching another goroutine's
+// state (in.readRune() consumes the input: the loop advances), when the
+// value an exit tests is computed from a counter the loop steps (p :=
+// parent(tile, k); if _, ok := order[p]; ok { break } with k++), for any sleep (sleeppoll
 // and timerloop report those), a channel operation or select
 // (busyselect), or a call it does not know; for loops timed with time.Now
 // or time.Since on every iteration, which burn CPU on purpose; for loops on

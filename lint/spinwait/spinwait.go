@@ -663,10 +663,23 @@ func (s *spin) refers(e ast.Expr, objs []*types.Var, depth int) bool {
 	})
 }
 
-// bound notes the variables a condition that ends the loop reads.
-func (s *spin) bound(cond ast.Expr) {
-	astutil.Uses(s.info, cond, func(o types.Object) bool {
+// bound notes the variables a condition that ends the loop reads, and
+// those that the values it reads were computed from (p :=
+// parent(tile, k); if _, ok := order[p]; ok { break } ends on k): a
+// counter among them walks towards the end.
+func (s *spin) bound(cond ast.Expr) { s.boundFrom(cond, 0) }
+
+func (s *spin) boundFrom(e ast.Expr, depth int) {
+	astutil.Uses(s.info, e, func(o types.Object) bool {
+		if s.bounds[o] {
+			return false
+		}
 		s.bounds[o] = true
+		if v, ok := o.(*types.Var); ok && depth < 4 {
+			if rhs, ok := s.alias[v]; ok {
+				s.boundFrom(rhs, depth+1)
+			}
+		}
 		return false
 	})
 }
@@ -693,7 +706,13 @@ func (s *spin) expr(e ast.Expr) {
 			case astutil.Write:
 				s.write(n)
 			case astutil.NoBlock:
-				// A helper that never blocks, read for its value.
+				// A helper that never blocks, read for its value; one
+				// that writes through a pointer without touching another
+				// goroutine's state (in.readRune() consumes its input)
+				// advances the loop: work, not a wait.
+				if f := s.facts.Of(analysisutil.Callee(s.info, n)); f.Mutates && !f.Polls {
+					s.bad = true
+				}
 			default:
 				s.bad = true
 			}

@@ -18,10 +18,18 @@
     if (parent) parent.appendChild(e);
     return e;
   }
+  // Control characters from the input are shown escaped, as in the text
+  // report, rather than vanishing or breaking a line.
+  function clean(s) {
+    return String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, function (c) {
+      var h = c.charCodeAt(0).toString(16);
+      return h.length <= 2 ? "\\x" + ("0" + h).slice(-2) : "\\u" + h;
+    });
+  }
   function text(x, y, s, parent, anchor) {
     var t = el("text", { x: x, y: y }, parent);
     if (anchor) t.setAttribute("text-anchor", anchor);
-    t.textContent = s;
+    t.textContent = clean(s);
     return t;
   }
   function fmtDur(ns) {
@@ -38,7 +46,7 @@
   }
   function pct(v) { return (100 * v).toFixed(v < 0.001 ? 2 : 1) + "%"; }
   function detailOf(box) { return document.getElementById(box.id + "-detail"); }
-  function say(box, s) { var d = detailOf(box); if (d) d.textContent = s; }
+  function say(box, s) { var d = detailOf(box); if (d) d.textContent = clean(s); }
   function width(box) { return Math.max(box.clientWidth || 0, 320); }
   var counts = { flame: 0, timeline: 0, histogram: 0, curve: 0 };
 
@@ -202,7 +210,8 @@
       while (i < nb - 1 && h.bounds_ns[i] < q.ns) i++;
       var x = left + (i + 0.5) * bw;
       el("line", { x1: x, x2: x, y1: top, y2: top + ph, "class": "knee" }, svg);
-      text(x + 3, top + 10 + 12 * qi, q.name + " " + fmtDur(q.ns), svg);
+      var near = x > W - 120;
+      text(near ? x - 3 : x + 3, top + 10 + 12 * qi, q.name + " " + fmtDur(q.ns), svg, near ? "end" : null);
     });
     var cur = 0;
     function show(i) {
@@ -227,7 +236,7 @@
   // A curve against a swept parameter: the medians joined, their
   // intervals as bars, the knee marked.
   function curve(box, c) {
-    var W = width(box), H = box.clientHeight || 260, left = 64, right = 12, top = 14, bottom = 40;
+    var W = width(box), H = box.clientHeight || 260, left = 64, right = 12, top = 26, bottom = 40;
     var svg = el("svg", { role: "presentation" }, box), ps = c.points;
     var xs = ps.map(function (p) { return p.x; }), xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
     if (xmax === xmin) { xmin -= 1; xmax += 1; }
@@ -239,9 +248,11 @@
     [0, 0.5, 1].forEach(function (f) { text(left - 4, Y(ymax / 1.1 * f) + 4, fmtNum(ymax / 1.1 * f), svg, "end"); });
     ps.forEach(function (p) { text(X(p.x), Y(0) + 14, String(p.x), svg, "middle"); });
     text((left + W - right) / 2, H - 6, c.x_label, svg, "middle");
+    text(8, 14, c.y_label, svg);
     if (c.mark) {
       el("line", { x1: X(c.mark), x2: X(c.mark), y1: top, y2: Y(0), "class": "knee" }, svg);
-      text(X(c.mark) + 4, top + 10, c.mark_label, svg);
+      var nearR = X(c.mark) > W - 160;
+      text(nearR ? X(c.mark) - 4 : X(c.mark) + 4, top + 2, c.mark_label, svg, nearR ? "end" : null);
     }
     el("path", { d: "M" + ps.map(function (p) { return X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1); }).join("L"), "class": "line" }, svg);
     var dots = ps.map(function (p, i) {

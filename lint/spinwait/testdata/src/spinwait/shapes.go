@@ -549,3 +549,43 @@ func spinForSome(d time.Duration) bool {
 		runtime.Gosched()
 	}
 }
+
+type input struct {
+	remaining []byte
+	line      int
+}
+
+// readRune consumes a byte: it writes through its receiver and touches
+// nothing another goroutine changes.
+func (in *input) readRune() int {
+	r := in.remaining[0]
+	in.remaining = in.remaining[1:]
+	if r == '\n' {
+		in.line++
+	}
+	return int(r)
+}
+
+// skipComment is x/mod's lexer: the condition consumes the input, so
+// the loop advances to the end of the line (silent).
+func (in *input) skipComment() {
+	for len(in.remaining) > 0 && in.readRune() != '\n' {
+	}
+}
+
+type tlog struct{ n int64 }
+
+func tileParent(tile, k int, n int64) int { return tile >> k }
+
+// firstRequested walks up parent tiles until one was requested (x/mod's
+// sumdb tlog): the value tested is computed from the counter k, which
+// steps towards the end (silent).
+func (r *tlog) firstRequested(order map[int]int, tile int) int {
+	k := 0
+	for ; ; k++ {
+		p := tileParent(tile, k, r.n)
+		if j, ok := order[p]; ok {
+			return j
+		}
+	}
+}

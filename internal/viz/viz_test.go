@@ -1,0 +1,144 @@
+package viz
+
+import (
+	"math"
+	"testing"
+)
+
+func sumStates(tl *Timeline, p int) (perBucket []int) {
+	perBucket = make([]int, tl.Buckets)
+	for _, s := range tl.Procs[p].States {
+		for i, v := range s {
+			perBucket[i] += int(v)
+		}
+	}
+	return perBucket
+}
+
+func TestTimelineSpansAddUp(t *testing.T) {
+	b := NewTimelineBuilder([]string{"running", "idle"}, 10, 8, 100)
+	// 1000 spans of 1ns alternating: each far narrower than a bucket.
+	for i := int64(0); i < 1000; i++ {
+		b.Span(3, int(i%2), i, i+1)
+	}
+	b.End(1000)
+	tl := b.Build()
+	if tl.BucketNs != 100 || tl.Buckets != 10 {
+		t.Fatalf("buckets %d of %dns, want 10 of 100ns", tl.Buckets, tl.BucketNs)
+	}
+	for i, v := range sumStates(tl, 0) {
+		if v != 1000 {
+			t.Errorf("bucket %d: states sum to %d‰, want 1000‰", i, v)
+		}
+	}
+	if got := tl.Procs[0].States[0][0]; got != 500 {
+		t.Errorf("running share of bucket 0 = %d‰, want 500‰", got)
+	}
+}
+
+func TestTimelineCoarsens(t *testing.T) {
+	b := NewTimelineBuilder([]string{"running"}, 8, 8, 10)
+	b.Span(0, 0, 0, 1000) // 100 initial buckets' worth: must double to fit 8
+	tl := b.Build()
+	if tl.Buckets > 8 {
+		t.Fatalf("%d buckets, want at most 8", tl.Buckets)
+	}
+	if tl.BucketNs != 160 {
+		t.Errorf("bucket width %d, want 160 (10 doubled until 1000ns fits in 8)", tl.BucketNs)
+	}
+	// Full buckets are 100% running; the last covers 1000-7*160 = 40ns of 160.
+	for i, v := range tl.Procs[0].States[0] {
+		want := int16(1000)
+		if i == tl.Buckets-1 {
+			want = int16(math.Round(1000 * 40.0 / 160))
+		}
+		if v != want {
+			t.Errorf("bucket %d = %d‰, want %d‰", i, v, want)
+		}
+	}
+}
+
+func TestTimelineBounds(t *testing.T) {
+	b := NewTimelineBuilder([]string{"running", "idle"}, 16, 2, 1)
+	for p := int64(0); p < 5; p++ {
+		b.Span(p, 0, 0, 10)
+	}
+	b.Span(0, 7, 0, 10) // no such state
+	b.Span(0, 0, 10, 5) // reversed
+	b.Span(1, 1, 1<<60, 1<<60+5)
+	tl := b.Build()
+	if len(tl.Procs) != 2 || tl.OmittedProcs != 3 {
+		t.Errorf("%d Ps drawn, %d omitted; want 2 and 3", len(tl.Procs), tl.OmittedProcs)
+	}
+	if tl.Buckets > 16 {
+		t.Errorf("%d buckets for a span far away, want at most 16", tl.Buckets)
+	}
+	if NewTimelineBuilder([]string{"x"}, 4, 4, 1).Build() != nil {
+		t.Error("an empty timeline built")
+	}
+}
+
+func TestTimelineRunnable(t *testing.T) {
+	b := NewTimelineBuilder([]string{"running"}, 4, 1, 100)
+	b.Span(0, 0, 0, 400)
+	b.Runnable(3, 0, 100)
+	b.Runnable(1, 100, 150)
+	tl := b.Build()
+	if tl.Runnable[0] != 3 || tl.Runnable[1] != 0.5 || tl.Runnable[2] != 0 {
+		t.Errorf("runnable %v, want [3 0.5 0 0]", tl.Runnable)
+	}
+}
+
+func TestFlamePrunesAndColours(t *testing.T) {
+	b := NewFlameBuilder([]string{"user", "gc"})
+	b.Add([]string{"main", "work"}, 900, "user")
+	b.Add([]string{"main", "work"}, 50, "gc")
+	b.Add([]string{"main", "tiny"}, 1, "gc")
+	b.Add([]string{"main"}, 49, "gc")
+	b.Add([]string{"main"}, 0, "user")  // ignored
+	b.Add([]string{"main"}, -5, "user") // ignored
+	f := b.Build(0.01, 100, 2)
+	if f.Total != 1000 || f.Root.Value != 1000 {
+		t.Fatalf("total %d, root %d, want 1000", f.Total, f.Root.Value)
+	}
+	main := f.Root.Children[0]
+	if f.Names[main.Name] != "main" || len(main.Children) != 1 || f.Names[main.Children[0].Name] != "work" {
+		t.Fatalf("main's children: %+v, want only work (tiny is under 1%%)", main.Children)
+	}
+	if f.Pruned != 1 || f.Nodes != 3 {
+		t.Errorf("nodes %d pruned %d, want 3 and 1", f.Nodes, f.Pruned)
+	}
+	work := main.Children[0]
+	if f.Causes[work.Cause] != "user" || len(work.CauseValues) != 2 {
+		t.Errorf("work: cause %s, by cause %v; want user, two causes", f.Causes[work.Cause], work.CauseValues)
+	}
+	if f.Causes[main.Cause] != "user" {
+		t.Errorf("main's cause %s, want user (900 of 1000)", f.Causes[main.Cause])
+	}
+}
+
+func TestFlameNodeBound(t *testing.T) {
+	b := NewFlameBuilder(nil)
+	for i := 0; i < 500; i++ {
+		b.Add([]string{"root", string(rune('a' + i%26)), string(rune(0x100 + i))}, int64(1+i%7), "user")
+	}
+	f := b.Build(0, 50, 1)
+	if f.Nodes > 51 { // the root and at most 50 below it
+		t.Errorf("%d nodes kept, want at most 51", f.Nodes)
+	}
+	if f.Nodes+f.Pruned != 1+1+26+500 {
+		t.Errorf("kept %d + pruned %d != %d nodes built", f.Nodes, f.Pruned, 1+1+26+500)
+	}
+	deep := make([]string, 10*MaxDepth)
+	for i := range deep {
+		deep[i] = "f"
+	}
+	b2 := NewFlameBuilder(nil)
+	b2.Add(deep, 1, "user")
+	if f := b2.Build(0, 1<<20, 1); f.Nodes != MaxDepth+1 {
+		t.Errorf("a %d-frame stack made %d nodes, want %d", len(deep), f.Nodes, MaxDepth+1)
+	}
+	if NewFlameBuilder(nil).Build(0, 10, 1) != nil {
+		t.Error("an empty flame graph built")
+	}
+}

@@ -1,0 +1,373 @@
+// Package htmlreport renders a report as one self-contained HTML file: the
+// findings first (each with its evidence, locations and fix), the source's
+// figures, and its pictures (CPU by cause, a flame graph of the classified
+// profile, the scheduling-latency histogram, a P timeline, sweep curves).
+//
+// The file needs no network: the style sheet and script are embedded and
+// inlined, the pictures' data is inlined as JSON, and a content security
+// policy forbids every fetch, so that it opens from file:// and can be
+// attached to a ticket. The findings and figures are HTML, readable
+// without script and printed; the pictures are drawn by a few hundred
+// lines of plain JS.
+//
+// Every string from the input (function names, file paths, label values,
+// command lines) is escaped: html/template escapes the markup, and the
+// JSON of the pictures is marshalled with <, > and & escaped so that no
+// name can close the script element that holds it.
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/report"
+)
+
+//go:embed assets/report.css
+var css string
+
+//go:embed assets/report.js
+var script string
+
+// scriptHash is the script's CSP hash: the policy allows this script and
+// no other, so that even markup that escaped the escaping could not run.
+var scriptHash = func() string {
+	sum := sha256.Sum256([]byte(script))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}()
+
+// Options tune Render. The zero value is a report titled by its source.
+type Options struct {
+	// Title replaces "schedoctor <source>" as the page's title.
+	Title string
+	// Version is the tool's version, printed in the footer.
+	Version string
+}
+
+// Render writes r as one HTML document.
+func Render(w io.Writer, r report.Report, opt Options) error {
+	fs := append([]finding.Finding(nil), r.Findings...)
+	finding.Sort(fs)
+	title := opt.Title
+	if title == "" {
+		title = "schedoctor " + string(r.Source)
+	}
+	page := pageData{
+		Title:   title,
+		Source:  string(r.Source),
+		Version: opt.Version,
+		CSS:     template.CSS(css),
+		Script:  template.JS(script),
+		CSP: "default-src 'none'; script-src '" + scriptHash + "'; style-src 'unsafe-inline'; img-src data:; " +
+			"base-uri 'none'; form-action 'none'",
+	}
+	page.Counts = counts(fs)
+	for _, f := range fs {
+		page.Findings = append(page.Findings, findingView(f))
+	}
+	var err error
+	if page.Summary, err = summaryText(r.Summary); err != nil {
+		return fmt.Errorf("rendering the summary: %w", err)
+	}
+	sets := Collect(r.Summary)
+	data := dataJSON{Sets: sets}
+	for i, s := range sets {
+		page.Sets = append(page.Sets, setView(i, s))
+	}
+	if data.Sets == nil {
+		data.Sets = []*viz.Set{}
+	}
+	js, err := json.Marshal(data) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return fmt.Errorf("encoding the pictures' data: %w", err)
+	}
+	page.Data = template.JS(js)
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("rendering the HTML report: %w", err)
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+type dataJSON struct {
+	Sets []*viz.Set `json:"sets"`
+}
+
+// Collect finds the pictures in a summary: the summary itself when it is a
+// viz.Provider, else the Providers among its fields (check's summary holds
+// the profile's and the trace's), searched a few levels deep.
+func Collect(summary any) []*viz.Set {
+	var out []*viz.Set
+	seen := map[uintptr]bool{}
+	var walk func(v reflect.Value, depth int)
+	walk = func(v reflect.Value, depth int) {
+		if !v.IsValid() || depth > 4 {
+			return
+		}
+		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+			return
+		}
+		if v.Kind() == reflect.Pointer {
+			if seen[v.Pointer()] {
+				return
+			}
+			seen[v.Pointer()] = true
+		}
+		if v.CanInterface() {
+			if p, ok := v.Interface().(viz.Provider); ok {
+				if s := p.Visuals(); s != nil && !empty(s) {
+					out = append(out, s)
+				}
+				return
+			}
+		}
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			walk(v.Elem(), depth)
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i), depth+1)
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(summary), 0)
+	return out
+}
+
+func empty(s *viz.Set) bool {
+	return len(s.Causes) == 0 && s.Flame == nil && s.Latency == nil && s.Timeline == nil && len(s.Curves) == 0
+}
+
+type pageData struct {
+	Title, Source, Version string
+	CSS                    template.CSS
+	Script                 template.JS
+	CSP                    string
+	Data                   template.JS
+	Counts                 string
+	Findings               []findingData
+	Summary                string
+	Sets                   []setData
+}
+
+type findingData struct {
+	Rule, Name, Severity, Message, Fix, URL string
+	Locations                               []string
+	Evidence                                []evidenceData
+	Sources                                 string
+}
+
+type evidenceData struct{ Label, Value string }
+
+type setData struct {
+	Index       int
+	Title       string
+	Causes      []causeRow
+	Flame       *viz.Flame
+	FlameHeight int
+	FlameNote   string
+	Latency     *viz.Histogram
+	Timeline    *viz.Timeline
+	TLHeight    int
+	TLNote      string
+	TLStates    []legendItem
+	LatLegend   []legendItem
+	Curves      []curveData
+}
+
+type causeRow struct {
+	Cause       string
+	Class       string
+	Cores       string
+	Share       string
+	Width       float64
+	SharePct    float64
+	FlameLegend bool
+}
+
+type legendItem struct{ Name, Class string }
+
+type curveData struct {
+	Index int
+	Title string
+}
+
+func counts(fs []finding.Finding) string {
+	if len(fs) == 0 {
+		return "no findings"
+	}
+	n := map[finding.Severity]int{}
+	for _, f := range fs {
+		n[f.Severity]++
+	}
+	var parts []string
+	for _, s := range []finding.Severity{finding.Critical, finding.Warning, finding.Info} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	noun := "findings"
+	if len(fs) == 1 {
+		noun = "finding"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(fs), noun, strings.Join(parts, ", "))
+}
+
+// clean keeps a string from the input readable as text: control characters
+// shown as escapes (textsafe), as in the text report. html/template then
+// escapes the markup.
+func clean(s string) string { return textsafe.String(s) }
+
+func findingView(f finding.Finding) findingData {
+	d := findingData{Rule: clean(f.Rule), Severity: f.Severity.String(), Message: clean(f.Message), Fix: clean(f.Fix)}
+	if r, ok := finding.Lookup(f.Rule); ok {
+		d.Name, d.URL = r.Name, r.URL()
+	}
+	for _, l := range f.Locations {
+		d.Locations = append(d.Locations, clean(l.String()))
+	}
+	for _, e := range f.Evidence {
+		d.Evidence = append(d.Evidence, evidenceData{Label: clean(e.Label), Value: clean(report.FormatValue(e.Value, e.Unit))})
+	}
+	if len(f.Sources) > 1 {
+		d.Sources = clean(strings.Join(f.Sources, ", "))
+	}
+	return d
+}
+
+func summaryText(s any) (string, error) {
+	var b strings.Builder
+	switch t := s.(type) {
+	case report.WidthTextSummary:
+		if err := t.WriteTextWidth(&b, 100); err != nil {
+			return "", err
+		}
+	case report.TextSummary:
+		if err := t.WriteText(&b); err != nil {
+			return "", err
+		}
+	default:
+		return "", nil
+	}
+	return clean2(b.String()), nil
+}
+
+// clean2 escapes control characters other than newlines and tabs, which a
+// text summary's layout needs.
+func clean2(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(textsafe.String(strings.ReplaceAll(l, "\t", "    ")), `\t`, "    ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+const flameRow = 18
+
+func setView(i int, s *viz.Set) setData {
+	d := setData{Index: i, Title: clean(s.Title), Flame: s.Flame, Latency: s.Latency, Timeline: s.Timeline}
+	flameIdx := map[string]int{}
+	if s.Flame != nil {
+		for ci, c := range s.Flame.Causes {
+			flameIdx[c] = ci
+		}
+		d.FlameHeight = (depth(s.Flame.Root)+1)*flameRow + 2
+		d.FlameNote = fmt.Sprintf("%d frames drawn; %d frames under %.2g%% of the CPU left out (their CPU stays in their callers)",
+			s.Flame.Nodes, s.Flame.Pruned, 100*s.Flame.MinShare)
+	}
+	maxCores := 0.0
+	for _, c := range s.Causes {
+		maxCores = max(maxCores, c.Cores)
+	}
+	for ri, c := range s.Causes {
+		ci, ok := flameIdx[c.Cause]
+		if !ok {
+			ci = ri
+		}
+		w := 0.0
+		if maxCores > 0 {
+			w = 100 * c.Cores / maxCores
+		}
+		d.Causes = append(d.Causes, causeRow{Cause: clean(c.Cause), Class: fmt.Sprintf("c%d", ci%21),
+			Cores: fmt.Sprintf("%.3f", c.Cores), Share: fmt.Sprintf("%.1f%%", c.Share), Width: w})
+	}
+	if t := s.Timeline; t != nil {
+		d.TLHeight = len(t.Procs)*14 + 8 + 80 + 20
+		for si, n := range t.States {
+			d.TLStates = append(d.TLStates, legendItem{Name: clean(n), Class: fmt.Sprintf("t%d", si%5)})
+		}
+		d.TLNote = fmt.Sprintf("%s, %d buckets of %s", plural(len(t.Procs), "P"), t.Buckets, durString(t.BucketNs))
+		if t.OmittedProcs > 0 {
+			d.TLNote += fmt.Sprintf("; %s more not drawn", plural(t.OmittedProcs, "P"))
+		}
+	}
+	if h := s.Latency; h != nil {
+		for si, sr := range h.Series {
+			d.LatLegend = append(d.LatLegend, legendItem{Name: clean(sr.Name), Class: fmt.Sprintf("c%d", (si+5)%21)})
+		}
+	}
+	for ci, c := range s.Curves {
+		if len(c.Points) > 0 {
+			d.Curves = append(d.Curves, curveData{Index: ci, Title: clean(c.Title)})
+		}
+	}
+	return d
+}
+
+func durString(ns int64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3gs", float64(ns)/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3gms", float64(ns)/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3gµs", float64(ns)/1e3)
+	}
+	return fmt.Sprintf("%dns", ns)
+}
+
+// depth is the flame graph's deepest level below n (iterative: a deep
+// stack must not exhaust anything).
+func depth(n *viz.FlameNode) int {
+	type item struct {
+		n *viz.FlameNode
+		d int
+	}
+	best := 0
+	stack := []item{{n, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		best = max(best, it.d)
+		for _, c := range it.n.Children {
+			stack = append(stack, item{c, it.d + 1})
+		}
+	}
+	return best
+}
+
+//go:embed assets/report.html.tmpl
+var pageText string
+
+var pageTemplate = template.Must(template.New("report").Parse(pageText))
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,208 @@
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/report"
+)
+
+// hostile is a name that would break out of an element, an attribute or a
+// script if it reached the page unescaped, with control characters.
+const hostile = "main.<script>alert(\"x\")</script>'\"&</script><!--\x1b[31m\x00\u2028"
+
+// fakeSummary stands for a source's summary: text, and pictures with
+// hostile names everywhere a source puts input strings.
+type fakeSummary struct{ set *viz.Set }
+
+func (f *fakeSummary) Visuals() *viz.Set { return f.set }
+func (f *fakeSummary) WriteText(w io.Writer) error {
+	_, err := io.WriteString(w, "WHERE "+hostile+"\n")
+	return err
+}
+
+// HostileReport is a report whose every input string is hostile; the
+// browser test renders it too.
+func HostileReport() report.Report {
+	b := viz.NewFlameBuilder([]string{"user", "timers"})
+	b.Add([]string{"runtime.main", hostile, "leaf"}, 900, "user")
+	b.Add([]string{"runtime.main", hostile}, 100, "timers")
+	tb := viz.NewTimelineBuilder([]string{"running", "idle"}, 10, 4, 100)
+	tb.Span(0, 0, 0, 500)
+	tb.Span(0, 1, 500, 1000)
+	tb.Runnable(2, 0, 1000)
+	set := &viz.Set{
+		Title:  hostile,
+		Causes: []viz.CauseCPU{{Cause: hostile, Cores: 1, Share: 100}},
+		Flame:  b.Build(0, 100, 1),
+		Latency: &viz.Histogram{Bounds: []int64{1000, 2000}, Series: []viz.Series{{Name: hostile, Counts: []int64{3, 4}}},
+			Quants: []viz.Quantile{{Name: hostile, Value: 1500}}},
+		Timeline: tb.Build(),
+		Curves:   []viz.Curve{{Title: hostile, XLabel: hostile, YLabel: hostile, Points: []viz.Point{{X: 1, Y: 2, Lo: 1, Hi: 3}, {X: 2, Y: 1, Lo: 1, Hi: 1}}, Mark: 2, MarkLabel: hostile}},
+	}
+	return report.Report{
+		Source: finding.SourceProfile,
+		Findings: []finding.Finding{{
+			Rule: "SD101", Severity: finding.Critical, Message: "1 core because " + hostile,
+			Locations: []finding.Location{{File: "/x/" + hostile + ".go", Line: 3, Function: hostile}},
+			Evidence:  []finding.Evidence{{Label: hostile, Value: 1, Unit: hostile}},
+			Fix:       "do " + hostile, Sources: []string{"profile", hostile},
+		}},
+		Summary: &fakeSummary{set: set},
+	}
+}
+
+func TestHostileNamesEscaped(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Render(&buf, HostileReport(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	// Exactly the two script elements of the page, closed once each.
+	if n := strings.Count(strings.ToLower(out), "<script"); n != 2 {
+		t.Errorf("%d <script in the page, want 2 (the data and the code)", n)
+	}
+	if n := strings.Count(strings.ToLower(out), "</script"); n != 2 {
+		t.Errorf("%d </script in the page, want 2", n)
+	}
+	if strings.Contains(out, "<!--") {
+		t.Error("a comment opener reached the page")
+	}
+	for _, c := range []string{"\x1b", "\x00"} {
+		if strings.Contains(out, c) {
+			t.Errorf("control character %q reached the page", c)
+		}
+	}
+	// The name is there as text: escaped markup, and the escaped control
+	// characters as textsafe writes them.
+	if !strings.Contains(out, "main.&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+		t.Error("the hostile name is not in the page as escaped text")
+	}
+	// The data block parses back to the same names.
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="sd-data">(.*?)</script>`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatal("no data block")
+	}
+	var data struct {
+		Sets []viz.Set `json:"sets"`
+	}
+	if err := json.Unmarshal([]byte(m[1]), &data); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	if len(data.Sets) != 1 || data.Sets[0].Title != hostile || data.Sets[0].Flame.Names[2] != hostile && data.Sets[0].Flame.Names[1] != hostile {
+		t.Errorf("data block does not carry the names as they were: %+v", data.Sets)
+	}
+}
+
+// nested stands for check's summary: sources' summaries as fields,
+// embedded in wrappers (diagnose's), some nil.
+type nested struct {
+	Target  string
+	Profile *wrapper
+	Trace   *fakeSummary
+	Missing *fakeSummary
+	private *fakeSummary
+}
+
+type wrapper struct {
+	*fakeSummary
+	Note string
+}
+
+func TestCollect(t *testing.T) {
+	a := &fakeSummary{set: &viz.Set{Title: "a", Causes: []viz.CauseCPU{{Cause: "user", Cores: 1}}}}
+	b := &fakeSummary{set: &viz.Set{Title: "b", Curves: []viz.Curve{{Points: []viz.Point{{X: 1}}}}}}
+	hidden := &fakeSummary{set: &viz.Set{Title: "hidden", Causes: a.set.Causes}}
+	got := Collect(&nested{Profile: &wrapper{fakeSummary: a}, Trace: b, private: hidden})
+	if len(got) != 2 || got[0].Title != "a" || got[1].Title != "b" {
+		t.Errorf("collected %v, want a and b", titles(got))
+	}
+	// A provider with nothing to draw, and no provider at all.
+	if got := Collect(&fakeSummary{set: &viz.Set{Title: "empty"}}); len(got) != 0 {
+		t.Errorf("collected %v from an empty set", titles(got))
+	}
+	if got := Collect(struct{ N int }{3}); len(got) != 0 {
+		t.Errorf("collected %v from a summary without pictures", titles(got))
+	}
+	if got := Collect(nil); len(got) != 0 {
+		t.Errorf("collected %v from nil", titles(got))
+	}
+	// A cycle ends.
+	type loop struct{ Next *loop }
+	l := &loop{}
+	l.Next = l
+	Collect(l)
+}
+
+func titles(sets []*viz.Set) []string {
+	var out []string
+	for _, s := range sets {
+		out = append(out, s.Title)
+	}
+	return out
+}
+
+// TestGolden pins the page's markup around the embedded style and script
+// (those are replaced by their sizes, so that a style edit does not make
+// the golden stale).
+func TestGolden(t *testing.T) {
+	tb := viz.NewTimelineBuilder([]string{"running", "idle"}, 4, 2, 100)
+	tb.Span(0, 0, 0, 250)
+	tb.Span(0, 1, 250, 400)
+	fb := viz.NewFlameBuilder([]string{"user", "channel"})
+	fb.Add([]string{"runtime.main", "main.main", "main.spin"}, 700, "channel")
+	fb.Add([]string{"runtime.main", "main.main"}, 300, "user")
+	r := report.Report{
+		Source: finding.SourceProfile,
+		Findings: []finding.Finding{{Rule: "SD204", Severity: finding.Warning, Message: "70% of CPU (0.70 cores) busy-waits in a select",
+			Locations: []finding.Location{{File: "/src/main.go", Line: 12, Function: "main.spin"}},
+			Evidence:  []finding.Evidence{{Label: "share of the profile's CPU time", Value: 70, Unit: "%"}},
+			Fix:       "remove the default", Sources: []string{"profile", "lint"}}},
+		Summary: &fakeSummary{set: &viz.Set{Title: "profile",
+			Causes:   []viz.CauseCPU{{Cause: "channel", Cores: 0.7, Share: 70}, {Cause: "user", Cores: 0.3, Share: 30}},
+			Flame:    fb.Build(0.001, 100, 1),
+			Timeline: tb.Build(),
+		}},
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, r, Options{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Replace(buf.String(), css, fmt.Sprintf("/* report.css: %d bytes */", len(css)), 1)
+	out = strings.Replace(out, script, fmt.Sprintf("/* report.js: %d bytes */", len(script)), 1)
+	out = strings.Replace(out, scriptHash, "sha256-HASH", 1)
+	golden.Check(t, "testdata/report.golden.html", []byte(out))
+}
+
+// TestCSPAllowsTheScript: the policy names the hash of the script the page
+// holds, so the browser runs it (and nothing else).
+func TestCSPAllowsTheScript(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Render(&buf, report.Report{Source: "lint"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(buf.String())
+	if m == nil {
+		t.Fatal("no script")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	page := html.UnescapeString(buf.String()) // the attribute's entities, as the browser reads them
+	if !strings.Contains(page, want) {
+		t.Errorf("the policy does not allow the script's hash %s", want)
+	}
+	if !strings.Contains(page, "default-src 'none'") {
+		t.Error("the policy does not forbid fetches")
+	}
+}
