@@ -235,7 +235,6 @@ func (a *analyzer) consume(full <-chan *chunk, free chan<- *chunk) (off int64, r
 	for c := range full {
 		for i := range c.evs {
 			a.handle(&c.evs[i])
-			a.viz.event(a, &c.evs[i])
 		}
 		if n := len(c.evs); n > 0 {
 			a.lastSync = c.evs[n-1].Kind() == trace.EventSync

@@ -75,22 +75,20 @@ func (v *vizCollector) set(id trace.ProcID, state int, t int64) {
 	p.state, p.since = state, t
 }
 
-// event follows one event, after the analyzer has handled it (so that the
-// goroutine's site, GC worker or not, is known).
-func (v *vizCollector) event(a *analyzer, ev *trace.Event) {
+// transition follows a state transition, after the analyzer has handled it
+// (so that the goroutine's site, GC worker or not, is known). Only
+// transitions change what the timeline shows: the Ps' states and the
+// number of runnable goroutines.
+func (v *vizCollector) transition(a *analyzer, ev *trace.Event, st trace.StateTransition, tt trace.Time) {
 	if v == nil {
 		return
 	}
-	t := int64(ev.Time())
+	t := int64(tt)
 	v.tl.Start(int64(a.first))
 	if n := a.runnable.cur; n != v.runnable {
 		v.tl.Runnable(v.runnable, v.runSince, t)
 		v.runnable, v.runSince = n, t
 	}
-	if ev.Kind() != trace.EventStateTransition {
-		return
-	}
-	st := ev.StateTransition()
 	switch st.Resource.Kind {
 	case trace.ResourceProc:
 		from, to := st.Proc()

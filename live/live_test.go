@@ -470,3 +470,45 @@ func TestDiagnosePanics(t *testing.T) {
 	}
 	failOrSkip(t, "no snapshot diagnosed: %+v", m.State().Triggers)
 }
+
+// TestGoroutineGrowth leaks goroutines steadily: SD701 is found online,
+// the goroutines trigger fires and its snapshot is written at once.
+func TestGoroutineGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes seconds")
+	}
+	m, err := live.Start(t.Context(), live.Options{Interval: 50 * time.Millisecond, Window: 2 * time.Second,
+		Dir: t.TempDir(), SnapshotGap: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	block := make(chan struct{})
+	defer close(block) // the "leaked" goroutines end with the test
+	deadline := time.Now().Add(8 * time.Second)
+	for time.Now().Before(deadline) && !hasRule(m.Findings(), "SD701") {
+		for range 10 {
+			go func() { <-block }()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fs := m.Findings()
+	if !hasRule(fs, "SD701") {
+		failOrSkip(t, "no SD701 after leaking %d goroutines: %+v", m.State().Goroutines.Waiting, m.State().Goroutines)
+	}
+	for _, f := range fs {
+		if f.Rule == "SD701" {
+			t.Logf("%s", f.Message)
+			if len(f.Locations) != 0 {
+				t.Errorf("SD701 from counts has locations: %v", f.Locations)
+			}
+		}
+	}
+	waitFor(t, 10*time.Second, "no snapshot for the goroutines trigger", func() bool {
+		st := m.State()
+		return slices.ContainsFunc(st.Snapshots, func(s live.Snapshot) bool { return s.Trigger == "goroutines" })
+	})
+	// Healthy now: the count stays flat, and once the window has moved
+	// past the growth SD701 clears.
+	waitFor(t, 10*time.Second, "SD701 stayed after the growth stopped", func() bool { return !hasRule(m.Findings(), "SD701") })
+}

@@ -2,6 +2,7 @@ package procs
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 // inputs those problems left unknown (gaps), so that a rule that depended
 // on one says it could not decide instead of staying silent.
 type reader struct {
+	ctx      context.Context // a cancelled ctx stops the reads (and the window) at once
 	root     string
 	live     bool
 	max      int64 // cap on each file read; 0: sysread.DefaultMax
@@ -38,6 +40,10 @@ type reader struct {
 // symlink to /dev/zero in it must give an error at once, not a hang or an
 // endless read.
 func (r *reader) read(p string) ([]byte, error) {
+	if r.ctx != nil && r.ctx.Err() != nil {
+		// InspectContext returns the cancellation, not these errors.
+		return nil, context.Cause(r.ctx)
+	}
 	return sysread.File(r.sysroot(), p, r.max)
 }
 
@@ -100,7 +106,18 @@ var afterStatusHook func()
 // could be read; lesser problems (a malformed file, a missing mount, a
 // non-Go binary) are Summary.Warnings and the rest is still analysed.
 func Inspect(opt Options) (*Summary, error) {
-	r := &reader{root: opt.Sysroot, live: opt.live(), max: opt.MaxFileBytes}
+	return InspectContext(context.Background(), opt)
+}
+
+// InspectContext is Inspect that stops when ctx is done: the sampling
+// window (Options.Window, up to a minute) ends at once and no further file
+// is read. The error then wraps context.Cause(ctx), so that a caller
+// cancelled by a signal can say so.
+func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("inspecting the process: %w", context.Cause(ctx))
+	}
+	r := &reader{ctx: ctx, root: opt.Sysroot, live: opt.live(), max: opt.MaxFileBytes}
 	if r.live && runtime.GOOS != "linux" {
 		return nil, ErrNeedsLinux
 	}
@@ -139,6 +156,11 @@ func Inspect(opt Options) (*Summary, error) {
 	r.readBinary(s, opt, procDir)
 	if opt.PID != 0 {
 		r.readCPUWait(s, procDir, opt.Window)
+	}
+	// Reads after a cancel failed with its cause: what was read is
+	// incomplete, so no summary (and no "nothing could be analysed").
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("inspecting %s under %s: %w", procDir, r.root, context.Cause(ctx))
 	}
 
 	if opt.PID != 0 {
@@ -481,7 +503,13 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 	wait, run := first.wait, first.run
 	if r.live && window > 0 {
 		start := time.Now()
-		time.Sleep(window)
+		t := time.NewTimer(window)
+		select {
+		case <-t.C:
+		case <-r.ctx.Done():
+			t.Stop()
+			return // InspectContext returns the cause
+		}
 		second, n2, err := r.schedstat(procDir)
 		if err != nil {
 			r.warn("%v; the process's own CPU wait is unknown", err)

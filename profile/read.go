@@ -45,15 +45,31 @@ func Read(name string, r io.Reader) (*profile.Profile, error) {
 // passes one of them (the error wraps ErrLimit and is a *LimitError), so
 // memory and time stay bounded by the limits, not by the input.
 func ReadLimited(name string, r io.Reader, lim Limits) (*profile.Profile, error) {
+	return ReadContext(context.Background(), name, r, lim)
+}
+
+// ReadContext is ReadLimited that stops when ctx is done: between reads of
+// r (a reader that blocks must be made to return by its owner) and before
+// and after the parse, which itself runs to its end (the Limits bound it).
+// The error then wraps context.Cause(ctx).
+func ReadContext(ctx context.Context, name string, r io.Reader, lim Limits) (*profile.Profile, error) {
 	lim, err := lim.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	data, err := readData(r, lim)
+	data, err := readData(ctx, r, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return parse(name, data)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	p, err := parse(name, data)
+	if ctx.Err() != nil {
+		// The caller asked to stop: a profile parsed meanwhile is not used.
+		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	return p, err
 }
 
 // ReadFile reads the CPU profile in the named file with the default Limits.
@@ -65,6 +81,12 @@ func ReadFile(name string) (*profile.Profile, error) {
 // regular file (a FIFO would block, /dev/zero never ends) is refused before
 // it is opened for reading.
 func ReadFileLimited(name string, lim Limits) (*profile.Profile, error) {
+	return ReadFileContext(context.Background(), name, lim)
+}
+
+// ReadFileContext is ReadFileLimited that stops when ctx is done, as
+// ReadContext does.
+func ReadFileContext(ctx context.Context, name string, lim Limits) (*profile.Profile, error) {
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err // *PathError names the file
@@ -81,7 +103,7 @@ func ReadFileLimited(name string, lim Limits) (*profile.Profile, error) {
 	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, fileKind(st.Mode()))
 	}
-	return ReadLimited(name, f, lim)
+	return ReadContext(ctx, name, f, lim)
 }
 
 func fileKind(m os.FileMode) string {
@@ -114,7 +136,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readData reads the protobuf bytes of a profile, decompressing gzip, and
 // checks the limits and the top-level structure as the bytes arrive.
-func readData(r io.Reader, lim Limits) ([]byte, error) {
+func readData(ctx context.Context, r io.Reader, lim Limits) ([]byte, error) {
 	br := bufio.NewReader(r)
 	head, err := br.Peek(2)
 	if len(head) == 0 {
@@ -138,6 +160,11 @@ func readData(r io.Reader, lim Limits) ([]byte, error) {
 	sc := scanner{lim: lim}
 	buf := make([]byte, 0, 64<<10)
 	for {
+		// A regular file never blocks, so checking between reads stops a
+		// 64 MB read within one buffer's time.
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, min(cap(buf), int(lim.MaxBytes)+1-len(buf)))
 		}
@@ -359,7 +386,7 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 	if resp.ContentLength > lim.MaxBytes {
 		return nil, fmt.Errorf("%s: answer of %d bytes is larger than the limit of %d bytes; not a CPU profile?", name, resp.ContentLength, lim.MaxBytes)
 	}
-	p, err := ReadLimited(name, resp.Body, lim)
+	p, err := ReadContext(ctx, name, resp.Body, lim)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s: answer not complete within %v (raise -timeout)", name, timeout)
 	}

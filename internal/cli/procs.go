@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,7 +74,14 @@ host's /proc/pressure/cpu is shown as context and never makes a finding by itsel
 			return e.fail(fmt.Errorf("-binary %s: not a regular file", *binary))
 		}
 	}
-	s, err := procs.Inspect(procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary, Window: *window, MaxFileBytes: *maxFile})
+	// What a signal interrupts: with -pid on the live system most of the
+	// time is the sampling window, which InspectContext ends at once.
+	if live := *sysroot == "" || filepath.Clean(*sysroot) == "/"; live && *pid != 0 && *window > 0 {
+		e.doing(fmt.Sprintf("sampling process %d's CPU wait over %v", *pid, *window))
+	} else {
+		e.doing("reading /proc and /sys under " + *sysroot)
+	}
+	s, err := procs.InspectContext(ctx, procs.Options{Sysroot: *sysroot, PID: *pid, Binary: *binary, Window: *window, MaxFileBytes: *maxFile})
 	if err != nil {
 		return e.fail(err)
 	}

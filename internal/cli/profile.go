@@ -77,13 +77,15 @@ its line with the CPU of the whole loop; the report says which files were not fo
 		switch {
 		case arg == "-":
 			e.doing("reading standard input")
-			p, err = profile.ReadLimited("stdin", newCancelReader(ctx, e.Stdin, "reading standard input"), *lim)
+			p, err = profile.ReadContext(ctx, "stdin", newCancelReader(ctx, e.Stdin, "reading standard input"), *lim)
 		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
 			e.doing("fetching " + arg)
 			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Limits: *lim})
 		default:
 			e.doing("reading " + arg)
-			p, err = profile.ReadFileLimited(arg, *lim)
+			// A regular file never blocks, but up to -max-mb of it and its
+			// parse take a while: the context is checked between reads.
+			p, err = profile.ReadFileContext(ctx, arg, *lim)
 		}
 		if err != nil {
 			return e.fail(err)

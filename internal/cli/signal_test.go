@@ -127,6 +127,32 @@ func TestSignalStdin(t *testing.T) {
 	}
 }
 
+// TestSignalProcsWindow: a signal during procs' sampling window (here a
+// minute) ends it at once, not after the grace: the context reaches
+// procs.InspectContext.
+func TestSignalProcsWindow(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	doing := "sampling process " + pid + "'s CPU wait over 1m0s"
+	cmd, stderr, _ := startChild(t, doing, "procs", "-pid", pid, "-window", "1m")
+	// The hook fires just before InspectContext reads the first file; the
+	// window follows within milliseconds, and a signal before it must
+	// stop the reads as promptly.
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code, took := waitExit(t, cmd, 10*time.Second+interruptGrace)
+	if code != 130 || !strings.Contains(stderr.String(), "schedoctor procs: interrupted while "+doing) {
+		t.Errorf("exit %d after %v; stderr:\n%s", code, took, stderr)
+	}
+	if took >= interruptGrace {
+		t.Errorf("took %v to exit: procs did not see the cancel (grace %v)", took, interruptGrace)
+	}
+	t.Logf("exit %d %v after SIGINT", code, took.Round(time.Millisecond))
+}
+
 // TestSignalTwice: a command that ignores the cancel is ended after the
 // grace by the first signal, and at once by a second one.
 func TestSignalTwice(t *testing.T) {

@@ -65,14 +65,8 @@ func (b *TimelineBuilder) Span(id int64, state int, from, to int64) {
 		b.procs[id] = p
 		b.order = append(b.order, id)
 	}
-	b.spread(from, to, func(i int, ns float64) {
-		s := p.byState[state]
-		for len(s) <= i {
-			s = append(s, 0)
-		}
-		s[i] += ns
-		p.byState[state] = s
-	})
+	b.fit(to)
+	p.byState[state] = b.spread(p.byState[state], from, to, 1)
 }
 
 // Runnable adds n runnable goroutines over [from, to).
@@ -85,21 +79,14 @@ func (b *TimelineBuilder) Runnable(n int, from, to int64) {
 	if to <= from {
 		return
 	}
-	b.spread(from, to, func(i int, ns float64) {
-		for len(b.runnable) <= i {
-			b.runnable = append(b.runnable, 0)
-		}
-		b.runnable[i] += float64(n) * ns
-	})
+	b.fit(to)
+	b.runnable = b.spread(b.runnable, from, to, float64(n))
 }
 
 // End records the end of the trace: the timeline reaches at least t.
 func (b *TimelineBuilder) End(t int64) {
 	if b.started && t > b.end {
-		b.end = t
-		for b.index(t-1) >= b.maxBuckets {
-			b.coarsen()
-		}
+		b.fit(t)
 	}
 }
 
@@ -111,18 +98,28 @@ func (b *TimelineBuilder) index(t int64) int {
 	return int(d)
 }
 
-// spread calls add for every bucket [from, to) overlaps, with the overlap.
-func (b *TimelineBuilder) spread(from, to int64, add func(i int, ns float64)) {
+// fit widens the buckets until time to falls in the last of them.
+func (b *TimelineBuilder) fit(to int64) {
 	b.end = max(b.end, to)
 	for b.index(to-1) >= b.maxBuckets {
 		b.coarsen()
 	}
+}
+
+// spread adds k × the overlap of [from, to) with every bucket of s it
+// covers, growing s as needed (fit has made room). Called for every state
+// change of every P, so it allocates nothing once s has grown.
+func (b *TimelineBuilder) spread(s []float64, from, to int64, k float64) []float64 {
 	for from < to {
 		i := b.index(from)
 		end := min(b.origin+int64(i+1)*b.width, to)
-		add(i, float64(end-from))
+		for len(s) <= i {
+			s = append(s, 0)
+		}
+		s[i] += k * float64(end-from)
 		from = end
 	}
+	return s
 }
 
 // coarsen merges buckets pairwise and doubles their width.

@@ -51,7 +51,7 @@ const RelPath = "internal/lab/service/labservice/main.go"
 // makes one finding per cause; which source's rule leads it depends on
 // the figures of the run), backed by at least MinSources sources.
 type Cause struct {
-	Name       string   `json:"name"` // one word, for the demo's table
+	Name       string   `json:"name"`  // one word, for the demo's table
 	Marker     string   `json:"-"`     // the comment that marks its line in main.go
 	Line       int      `json:"line"`  // filled by Causes from the marker
 	Rules      []string `json:"rules"` // the rules that may name it

@@ -64,7 +64,7 @@ func TestJudge(t *testing.T) {
 		at(line["busy-select"], "SD204", finding.Critical, "lint", "profile", "trace"),
 		at(line["poll"], "SD307", finding.Warning, "lint", "trace"),
 		at(line["leak"], "SD701", finding.Warning), // one source: no Sources
-		at(line["poll"], "SD304", finding.Info),      // info, another family: ignored
+		at(line["poll"], "SD304", finding.Info),    // info, another family: ignored
 	}
 	v, err := Judge(good)
 	if err != nil {
