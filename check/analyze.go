@@ -61,6 +61,7 @@ type Summary struct {
 	Contention *contention.Summary      `json:"contention,omitempty"`
 	Procs      *procs.Summary           `json:"procs,omitempty"`
 	Join       *diagnose.CheckSummary   `json:"join,omitempty"`
+	Live       *LiveSummary             `json:"live,omitempty"`
 }
 
 // Result is the joined diagnosis of a set.
@@ -181,5 +182,6 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	in.Source = opt.Source
 	fs, js := diagnose.Check(in)
 	sum.Join = js
+	fs, sum.Live = joinLive(ctx, s, fs, cpus, opt.Source, fail)
 	return &Result{Findings: fs, Summary: sum}, nil
 }

@@ -67,6 +67,9 @@ type Options struct {
 	Slack        time.Duration // added to each fetch's own length for its timeout; 0 means 15s
 	Client       *http.Client  // nil: a client that refuses other hosts
 	Log          func(format string, args ...any)
+	// LivePath is where the service may mount the live monitor (live.Handler),
+	// probed once after the other captures (check/live.go); "" does not look.
+	LivePath string
 }
 
 // Set is every capture of one check.
@@ -220,6 +223,9 @@ func Run(ctx context.Context, rawBase string, opt Options) (*Set, error) {
 			}
 		}
 		s.Captures = append(s.Captures, c)
+	}
+	if opt.LivePath != "" && ctx.Err() == nil {
+		s.Captures = append(s.Captures, captureLive(ctx, client, base, opt.LivePath, opt.Slack, logf)...)
 	}
 	return s, nil
 }

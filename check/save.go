@@ -23,6 +23,8 @@ var fileNames = map[string]string{
 	KindBlock:          "block.pb.gz",
 	KindLeak:           "goroutineleak.txt",
 	KindGoroutineEnd:   "goroutine-end.txt",
+	KindLive:           "live.json",
+	KindLiveSnapshot:   "live-snapshot.trace",
 }
 
 const procsFile = "procs.json"

@@ -315,7 +315,7 @@ func (a *analyzer) handle(ev *trace.Event) {
 		case trace.ResourceProc:
 			a.procTransition(ev, st, t)
 		}
-		a.viz.transition(a, ev, st, t)
+		a.viz.transition(a, ev, &st, t)
 	case trace.EventRangeBegin, trace.EventRangeActive:
 		r := ev.Range()
 		if r.Name == "GC mark assist" && r.Scope.Kind == trace.ResourceGoroutine {

@@ -40,32 +40,40 @@ const (
 
 // vizCollector follows the Ps' states for the timeline.
 type vizCollector struct {
-	tl       *viz.TimelineBuilder
-	ps       map[trace.ProcID]*vizP
+	tl *viz.TimelineBuilder
+	// ps is indexed by P id: ids run from 0 to GOMAXPROCS-1. An id past
+	// vizMaxID (a corrupt trace) is not followed.
+	ps       []vizP
 	runnable int
 	runSince int64
 }
 
 type vizP struct {
+	seen  bool
 	state int
 	since int64
 }
 
+// vizMaxID bounds the P ids followed (and so the slice of their states).
+const vizMaxID = 4096
+
 func newVizCollector() *vizCollector {
 	return &vizCollector{
 		tl: viz.NewTimelineBuilder(vizStateNames, vizBuckets, vizProcs, vizFirstBucket),
-		ps: map[trace.ProcID]*vizP{},
 	}
 }
 
 // set moves P id to state at t, closing its previous span.
 func (v *vizCollector) set(id trace.ProcID, state int, t int64) {
-	if id == trace.NoProc {
-		return
+	if id < 0 || id >= vizMaxID {
+		return // NoProc, or an id no runtime hands out
 	}
-	p := v.ps[id]
-	if p == nil {
-		v.ps[id] = &vizP{state: state, since: t}
+	for int(id) >= len(v.ps) {
+		v.ps = append(v.ps, vizP{})
+	}
+	p := &v.ps[id]
+	if !p.seen {
+		*p = vizP{seen: true, state: state, since: t}
 		return
 	}
 	if p.state == state {
@@ -79,7 +87,7 @@ func (v *vizCollector) set(id trace.ProcID, state int, t int64) {
 // (so that the goroutine's site, GC worker or not, is known). Only
 // transitions change what the timeline shows: the Ps' states and the
 // number of runnable goroutines.
-func (v *vizCollector) transition(a *analyzer, ev *trace.Event, st trace.StateTransition, tt trace.Time) {
+func (v *vizCollector) transition(a *analyzer, ev *trace.Event, st *trace.StateTransition, tt trace.Time) {
 	if v == nil {
 		return
 	}
@@ -119,7 +127,7 @@ func (v *vizCollector) transition(a *analyzer, ev *trace.Event, st trace.StateTr
 		case from == trace.GoRunning || from == trace.GoSyscall:
 			// The goroutine left the P (blocked, yielded, ended): the P
 			// is the scheduler's until the next one starts.
-			if vp := v.ps[p]; vp != nil && vp.state != vsIdle {
+			if p >= 0 && int(p) < len(v.ps) && v.ps[p].seen && v.ps[p].state != vsIdle {
 				v.set(p, vsSched, t)
 			}
 		}
@@ -133,7 +141,9 @@ func (v *vizCollector) build(a *analyzer) *viz.Set {
 	if v != nil {
 		end := int64(a.last)
 		for id, p := range v.ps {
-			v.tl.Span(int64(id), p.state, p.since, end)
+			if p.seen {
+				v.tl.Span(int64(id), p.state, p.since, end)
+			}
 		}
 		v.tl.Runnable(v.runnable, v.runSince, end)
 		v.tl.End(end)

@@ -35,7 +35,8 @@ var hostRules = []Rule{
 			"in TIME_WAIT hold theirs for 60s, and tcp_tw_reuse other than 1 reuses them only towards loopback.",
 		Detection: "With -dial (or when the process's own outgoing connections hold half the range), the range's size " +
 			"times the destinations (-dests) against the target.",
-		Fix: "Widen ip_local_port_range (1024 65535), set tcp_tw_reuse = 1, reuse connections (keep-alive, pools), or " +
+		Fix: "Widen ip_local_port_range (10240 65535, with the services' own ports above 10240 in ip_local_reserved_ports: " +
+			"a range from 1024 lets a dial take a port a service binds later), set tcp_tw_reuse = 1, reuse connections (keep-alive, pools), or " +
 			"spread over more source addresses or destinations.",
 	},
 	{

@@ -26,7 +26,7 @@ func Findings(s *Summary) []finding.Finding {
 	var out []finding.Finding
 	biting := 0
 	for _, l := range s.Limits {
-		if l.Bites && !l.Approximate {
+		if l.Bites && !l.Approximate && !l.Dormant {
 			biting++
 		}
 	}
@@ -35,7 +35,7 @@ func Findings(s *Summary) []finding.Finding {
 		if !l.Bites {
 			continue
 		}
-		if !l.Approximate {
+		if !l.Approximate && !l.Dormant {
 			rank++
 		}
 		out = append(out, limitFinding(s, l, rank, biting))
@@ -62,6 +62,15 @@ func ordinal(n int) string {
 	return strconv.Itoa(n) + "th"
 }
 
+// rankWords is "the 2nd of 4 limits below 1000000", or "the only limit
+// below 1000000".
+func rankWords(rank, of int, conns int64) string {
+	if of == 1 {
+		return fmt.Sprintf("the only limit below %d", conns)
+	}
+	return fmt.Sprintf("the %s of %d limits below %d", ordinal(rank), of, conns)
+}
+
 func loc(file string) []finding.Location { return []finding.Location{{File: file}} }
 
 func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
@@ -71,6 +80,9 @@ func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
 		{Label: "connections wanted", Value: float64(s.Conns), Unit: "connections"},
 	}
 	switch {
+	case l.Dormant:
+		f.Severity = finding.Info
+		f.Message = fmt.Sprintf("%d connections at most once connection tracking starts, because %s is %s: %s", l.Capacity, l.Name, l.Value, l.Why)
 	case l.Approximate:
 		f.Severity = finding.Info
 		f.Message = fmt.Sprintf("%d connections with data buffered at once exhaust TCP memory because %s: %s", l.Capacity, l.Name, l.Why)
@@ -80,7 +92,7 @@ func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
 			finding.Evidence{Label: "memory available (" + s.Memory.AvailableFrom + ")", Value: float64(s.Memory.AvailableBytes), Unit: "bytes"},
 			finding.Evidence{Label: "process memory per connection (" + pc.Source + ")", Value: pc.ProcessBytes, Unit: "bytes"},
 			finding.Evidence{Label: "kernel memory per connection (" + pc.Source + ")", Value: pc.KernelBytes, Unit: "bytes"})
-		f.Message = fmt.Sprintf("%d connections fit in memory, the %s of %d limits below %d, because %s", l.Capacity, ordinal(rank), biting, s.Conns, l.Why)
+		f.Message = fmt.Sprintf("%d connections fit in memory, %s, because %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Why)
 		if pc.Source == Assumed.Source {
 			// An assumed cost is a range, not a measurement: say so and
 			// leave the warning to a measured figure.
@@ -88,7 +100,7 @@ func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
 			f.Message += "; measure this server's cost with -probe or -model"
 		}
 	default:
-		f.Message = fmt.Sprintf("%d connections at most, the %s of %d limits below %d, because %s is %s: %s", l.Capacity, ordinal(rank), biting, s.Conns, l.Name, l.Value, l.Why)
+		f.Message = fmt.Sprintf("%d connections at most, %s, because %s is %s: %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Name, l.Value, l.Why)
 		if l.Rule == "SD604" {
 			if c, ok := s.Value("net.netfilter.nf_conntrack_count"); ok {
 				f.Evidence = append(f.Evidence, finding.Evidence{Label: "nf_conntrack_count", Value: float64(c), Unit: "entries"})

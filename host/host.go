@@ -71,7 +71,16 @@ type PerConn struct {
 	Source string `json:"source"`
 	// Method says how it was measured or why it was assumed.
 	Method string `json:"method,omitempty"`
+	// Descriptors is how many descriptors one connection holds in the
+	// process, as the probe measured it: 2 for a proxy that dials a
+	// backend for each client. 0 means 1. The descriptor-bound limits
+	// (RLIMIT_NOFILE, fs.nr_open, fs.file-max, epoll watches, conntrack
+	// entries) are divided by it.
+	Descriptors float64 `json:"descriptors,omitempty"`
 }
+
+// fds is Descriptors with its default.
+func (p PerConn) fds() float64 { return max(p.Descriptors, 1) }
 
 // Total is the memory one connection costs, process and kernel.
 func (p PerConn) Total() float64 { return p.ProcessBytes + p.KernelBytes }
@@ -187,6 +196,11 @@ type Limit struct {
 	// Soft limits are only approximate caps (memory with an assumed
 	// per-connection figure, tcp_mem with one page buffered per socket).
 	Approximate bool `json:"approximate,omitempty"`
+	// Dormant limits exist but do not apply now: a conntrack table that
+	// tracks nothing in this network namespace (no rule asks for tracking)
+	// bites only once a NAT or stateful-firewall rule starts it. Like
+	// approximate ones, they are listed but left out of the answer.
+	Dormant bool `json:"dormant,omitempty"`
 }
 
 // Answer is the sentence the report leads with.
@@ -203,7 +217,7 @@ type Answer struct {
 // Process is what the target holds: descriptors and sockets by state.
 type Process struct {
 	FDs     int `json:"fds"`
-	Sockets int `json:"sockets"` // descriptors that are sockets
+	Sockets int `json:"sockets"` // descriptors that are sockets; -1 when the fd links could not be read
 	// ByState counts the process's TCP sockets (IPv4 and IPv6) by state,
 	// joined from /proc/PID/net/tcp{,6} and /proc/PID/fd.
 	ByState map[string]int `json:"by_state"`

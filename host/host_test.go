@@ -169,6 +169,11 @@ func TestRulesNegatives(t *testing.T) {
 		{"tcp buffers at pressure", "tuned", Options{}, map[string]string{"proc/net/sockstat": "TCP: inuse 9 orphan 0 tw 14 alloc 12 mem 2097152\n"}, "SD607", 1},
 		{"measured memory fits", "tuned", Options{PerConn: &PerConn{ProcessBytes: 40000, KernelBytes: 4000, Source: "probe"}}, nil, "SD607", 0},
 		{"measured memory does not fit", "tuned", Options{PerConn: &PerConn{ProcessBytes: 80000, KernelBytes: 4000, Source: "probe"}}, nil, "SD607", 1},
+		// The table of this machine (Linux 6.18): 262144 entries, 0 in use
+		// while loopback connections come and go: no rule asks for
+		// tracking. An info, not one of the limits ranked in the answer.
+		{"conntrack loaded, tracking nothing, sockets present", "stock", Options{}, map[string]string{"proc/sys/net/netfilter/nf_conntrack_count": "0\n"}, "SD604", 1},
+		{"conntrack empty and no TCP socket either", "stock", Options{}, map[string]string{"proc/sys/net/netfilter/nf_conntrack_count": "0\n", "proc/net/sockstat": "TCP: inuse 0 orphan 0 tw 0 alloc 0 mem 0\n", "proc/net/sockstat6": "TCP6: inuse 0\n"}, "SD604", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := inspectFixture(t, tc.fixture, tc.opt, tc.changes)
@@ -177,6 +182,67 @@ func TestRulesNegatives(t *testing.T) {
 				t.Errorf("%s: %d findings, want %d: %v", tc.rule, got, tc.want, fs)
 			}
 		})
+	}
+}
+
+// TestConntrackDormant: an empty table while the namespace has TCP sockets
+// is not counted in the answer and only informs; an empty table on a host
+// with no socket at all is no evidence, and stays a warning.
+func TestConntrackDormant(t *testing.T) {
+	sev := func(s *Summary) finding.Severity {
+		for _, f := range Findings(s) {
+			if f.Rule == "SD604" {
+				return f.Severity
+			}
+		}
+		t.Fatal("no SD604")
+		return 0
+	}
+	s := inspectFixture(t, "stock", Options{}, map[string]string{"proc/sys/net/netfilter/nf_conntrack_count": "0\n"})
+	if got := sev(s); got != finding.Info {
+		t.Errorf("dormant table: severity %v, want info", got)
+	}
+	if strings.Contains(s.Answer.First+s.Answer.Then, "conntrack") {
+		t.Errorf("dormant table in the answer: %+v", s.Answer)
+	}
+	s = inspectFixture(t, "stock", Options{}, map[string]string{"proc/sys/net/netfilter/nf_conntrack_count": "0\n",
+		"proc/net/sockstat": "TCP: inuse 0 orphan 0 tw 0 alloc 0 mem 0\n", "proc/net/sockstat6": "TCP6: inuse 0\n"})
+	if got := sev(s); got != finding.Warning {
+		t.Errorf("empty table, no sockets: severity %v, want warning", got)
+	}
+}
+
+// TestProxyDescriptors: a probe that saw two descriptors per connection
+// (a proxy dials a backend per client) halves the descriptor-bound limits
+// and sizes the fix for twice the descriptors.
+func TestProxyDescriptors(t *testing.T) {
+	one := inspectFixture(t, "tuned", Options{Conns: 600000, PerConn: &PerConn{ProcessBytes: 1000, KernelBytes: 3712, Source: "probe"}}, nil)
+	two := inspectFixture(t, "tuned", Options{Conns: 600000, PerConn: &PerConn{ProcessBytes: 1000, KernelBytes: 7424, Source: "probe", Descriptors: 2}}, nil)
+	capOf := func(s *Summary, name string) int64 {
+		for _, l := range s.Limits {
+			if l.Name == name {
+				return l.Capacity
+			}
+		}
+		t.Fatalf("no limit %s", name)
+		return 0
+	}
+	for _, name := range []string{"RLIMIT_NOFILE (hard)", "fs.epoll.max_user_watches"} {
+		if a, b := capOf(one, name), capOf(two, name); b != a/2 {
+			t.Errorf("%s: %d with one descriptor per connection, %d with two, want half", name, a, b)
+		}
+	}
+	if rules(Findings(one))["SD601"] != 0 {
+		t.Errorf("one descriptor per connection: %v", Findings(one))
+	}
+	var fix string
+	for _, f := range Findings(two) {
+		if f.Rule == "SD601" && strings.Contains(f.Message, "RLIMIT_NOFILE") {
+			fix = f.Fix
+		}
+	}
+	if !strings.Contains(fix, "LimitNOFILE=1330000") {
+		t.Errorf("fix for 1.2M descriptors: %q", fix)
 	}
 }
 

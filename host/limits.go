@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,21 @@ func computeLimits(s *Summary, opt Options) {
 	n := s.Conns
 	want := headroom(n)
 	var ls []Limit
+	// A proxy holds two descriptors (and two tracked connections) per
+	// client connection: the limits that count descriptors hold half as
+	// many connections.
+	perFD := s.PerConn.fds()
+	byFD := func(v int64) int64 {
+		if perFD <= 1 || v >= math.MaxInt64/2 {
+			return v
+		}
+		return int64(float64(v) / perFD)
+	}
+	fdWhy := ""
+	if perFD > 1 {
+		fdWhy = fmt.Sprintf("; %.1f descriptors per connection (measured by the probe), so %.1f times fewer connections", perFD, perFD)
+		want = headroom(int64(math.Ceil(float64(n) * perFD)))
+	}
 	add := func(l Limit) {
 		l.Capacity = max(l.Capacity, 0)
 		l.Bites = l.Capacity < n
@@ -88,16 +104,20 @@ func computeLimits(s *Summary, opt Options) {
 		}
 		fix := fmt.Sprintf("# systemd unit (systemctl edit SERVICE):\n[Service]\nLimitNOFILE=%d\n# or /etc/security/limits.conf, for login sessions:\n* hard nofile %d\n* soft nofile %d", want, want, want)
 		if haveNrOpen && want > nrOpen {
-			fix += fmt.Sprintf("\n# the hard limit cannot exceed fs.nr_open (%d): in %s\nfs.nr_open = %d", nrOpen, sysctlConf, want)
+			// The order matters: a limit above fs.nr_open fails setrlimit,
+			// so the unit fails to start and, through pam_limits, logins
+			// fail: the sysctl goes first.
+			fix = fmt.Sprintf("# first fs.nr_open (%d): a hard limit above it fails (the service does not start, logins are refused)\n# in %s, then sysctl --system:\nfs.nr_open = %d\n# then, in the ", nrOpen, sysctlConf, want) +
+				strings.TrimPrefix(fix, "# ")
 		}
 		// Without -pid, /proc/self is schedoctor's own view, whose soft limit
 		// Go has already raised: only the hard one is the shell's.
 		add(Limit{Rule: "SD601", Name: "RLIMIT_NOFILE (hard)", File: nf.File, Value: value,
-			Capacity: satSub(nf.Hard, others), Why: why, Fix: fix})
+			Capacity: byFD(satSub(nf.Hard, others)), Why: why + fdWhy, Fix: fix})
 	}
 	if haveNrOpen {
-		add(Limit{Rule: "SD601", Name: "fs.nr_open", File: sysctlFile("fs.nr_open"), Value: count(nrOpen), Capacity: satSub(nrOpen, others),
-			Why: "the most descriptors any process may have: no RLIMIT_NOFILE can be set above it",
+		add(Limit{Rule: "SD601", Name: "fs.nr_open", File: sysctlFile("fs.nr_open"), Value: count(nrOpen), Capacity: byFD(satSub(nrOpen, others)),
+			Why: "the most descriptors any process may have: no RLIMIT_NOFILE can be set above it" + fdWhy,
 			Fix: fmt.Sprintf("# %s, then sysctl --system (before raising LimitNOFILE)\nfs.nr_open = %d", sysctlConf, want)})
 	}
 	if fm, ok := s.get("fs.file-max"); ok {
@@ -105,41 +125,72 @@ func computeLimits(s *Summary, opt Options) {
 		if nr, ok := s.get("fs.file-nr"); ok && len(nr.v) == 3 {
 			used = nr.v[0]
 		}
-		add(Limit{Rule: "SD601", Name: "fs.file-max", File: fm.file, Value: count(fm.v[0]), Capacity: satSub(fm.v[0], used),
-			Why: fmt.Sprintf("open files of the whole host, %s in use (/proc/sys/fs/file-nr)", count(used)),
+		add(Limit{Rule: "SD601", Name: "fs.file-max", File: fm.file, Value: count(fm.v[0]), Capacity: byFD(satSub(fm.v[0], used)),
+			Why: fmt.Sprintf("open files of the whole host, %s in use (/proc/sys/fs/file-nr)", count(used)) + fdWhy,
 			Fix: fmt.Sprintf("# %s, then sysctl --system\nfs.file-max = %d", sysctlConf, satAdd(want, used))})
 	}
 	if w, ok := s.get("fs.epoll.max_user_watches"); ok {
-		add(Limit{Rule: "SD606", Name: "fs.epoll.max_user_watches", File: w.file, Value: count(w.v[0]), Capacity: w.v[0],
-			Why: "Go's netpoller registers every connection with epoll; the cap is per user, over all of the user's processes",
+		add(Limit{Rule: "SD606", Name: "fs.epoll.max_user_watches", File: w.file, Value: count(w.v[0]), Capacity: byFD(w.v[0]),
+			Why: "Go's netpoller registers every connection with epoll; the cap is per user, over all of the user's processes" + fdWhy,
 			Fix: fmt.Sprintf("# %s, then sysctl --system\nfs.epoll.max_user_watches = %d", sysctlConf, want)})
 	}
 	if cm, ok := s.get("net.netfilter.nf_conntrack_max"); ok {
-		used := int64(0)
-		if c, ok := s.Value("net.netfilter.nf_conntrack_count"); ok {
-			used = c
-		}
+		used, haveCount := s.Value("net.netfilter.nf_conntrack_count")
 		fix := fmt.Sprintf("# %s, then sysctl --system\nnet.netfilter.nf_conntrack_max = %d", sysctlConf, satAdd(want, used))
 		if p := s.Process; p != nil && len(p.Listeners) > 0 {
 			_, port, _ := strings.Cut(lastColon(p.Listeners[0].Addr), ":")
 			fix += fmt.Sprintf("\n# or exempt the server's port from tracking:\niptables -t raw -I PREROUTING -p tcp --dport %s -j CT --notrack", port)
 		}
-		add(Limit{Rule: "SD604", Name: "net.netfilter.nf_conntrack_max", File: cm.file, Value: fmt.Sprintf("%s (%s in use)", count(cm.v[0]), count(used)),
-			Capacity: satSub(cm.v[0], used), Why: "every tracked connection takes an entry; when the table is full new connections are dropped (nf_conntrack: table full)",
-			Fix: fix})
+		l := Limit{Rule: "SD604", Name: "net.netfilter.nf_conntrack_max", File: cm.file, Value: fmt.Sprintf("%s (%s in use)", count(cm.v[0]), count(used)),
+			Capacity: byFD(satSub(cm.v[0], used)), Why: "every tracked connection takes an entry; when the table is full new connections are dropped (nf_conntrack: table full)" + fdWhy,
+			Fix: fix}
+		// Current kernels hook conntrack into a network namespace only when a
+		// rule needs it (NAT, -m conntrack, nft ct): the table can be there
+		// and track nothing. An empty table while this namespace has TCP
+		// sockets (TIME_WAIT ones stay tracked for 120s) says so.
+		if st := s.Sockstat; st != nil && haveCount && used == 0 {
+			if socks := st.TCPInUse + st.TCP6InUse + st.TCPTW; socks > 0 {
+				l.Dormant = true
+				l.Why = fmt.Sprintf("the table tracks nothing now (0 entries while /proc/net/sockstat shows %d TCP sockets): no rule in this network namespace asks for tracking; it bites once one does (NAT, a stateful firewall, Docker or kube-proxy)", socks)
+			}
+		}
+		add(l)
 	}
 	if pr, ok := s.get("net.ipv4.ip_local_port_range"); ok && len(pr.v) == 2 && dials(s, opt, pr.v) {
 		dests := int64(max(opt.Destinations, 1))
 		size := max(pr.v[1]-pr.v[0]+1, 0)
 		why := fmt.Sprintf("%d local ports per destination address:port, %d destination(s)", size, dests)
-		if rs, ok := s.Value("net.ipv4.tcp_tw_reuse"); ok && rs != 1 {
-			why += fmt.Sprintf("; tcp_tw_reuse %d, so ports in TIME_WAIT (60s after a close) are not reused for non-loopback destinations", rs)
+		switch rs, ok := s.Value("net.ipv4.tcp_tw_reuse"); {
+		case ok && rs == 0:
+			why += "; tcp_tw_reuse 0, so a port stays unusable for 60s (TIME_WAIT) after each close"
+		case ok && rs == 2:
+			why += "; tcp_tw_reuse 2 (the default since Linux 4.20), so ports in TIME_WAIT (60s after a close) are reused only for loopback destinations"
 		}
 		perDest := (n + dests - 1) / dests
-		fix := fmt.Sprintf("# %s, then sysctl --system\nnet.ipv4.ip_local_port_range = 1024 65535\nnet.ipv4.tcp_tw_reuse = 1", sysctlConf)
-		if perDest > 64512 {
-			fix += fmt.Sprintf("\n# even 64512 ports per destination are fewer than the %d wanted on each: dial from %d source addresses (net.Dialer.LocalAddr) or to more destinations",
-				perDest, (perDest+64511)/64512)
+		// Not from 1024, as copied guides say: a dial may then hold a port
+		// a service binds later, which fails with EADDRINUSE. The range
+		// starts above the well-known and registered ports the host's
+		// services usually take, and the ports of this process's own
+		// listeners in it are reserved.
+		const lo, hi = 10240, 65535
+		wide := int64(hi - lo + 1)
+		fix := fmt.Sprintf("# %s, then sysctl --system\nnet.ipv4.ip_local_port_range = %d %d\nnet.ipv4.tcp_tw_reuse = 1", sysctlConf, lo, hi)
+		var reserve []string
+		if p := s.Process; p != nil {
+			for _, l := range p.Listeners {
+				if ap, err := netip.ParseAddrPort(l.Addr); err == nil && int(ap.Port()) >= lo && !slices.Contains(reserve, strconv.Itoa(int(ap.Port()))) {
+					reserve = append(reserve, strconv.Itoa(int(ap.Port())))
+				}
+			}
+		}
+		if len(reserve) > 0 {
+			fix += "\n# keep dials off the ports this process listens on:\nnet.ipv4.ip_local_reserved_ports = " + strings.Join(reserve, ",")
+		} else {
+			fix += fmt.Sprintf("\n# and reserve the ports above %d your services listen on, or they fail to bind when a dial holds one:\n# net.ipv4.ip_local_reserved_ports = PORT,PORT", lo)
+		}
+		if perDest > wide {
+			fix += fmt.Sprintf("\n# even %d ports per destination are fewer than the %d wanted on each: dial from %d source addresses (net.Dialer.LocalAddr) or to more destinations",
+				wide, perDest, (perDest+wide-1)/wide)
 		}
 		add(Limit{Rule: "SD603", Name: "net.ipv4.ip_local_port_range", File: pr.file, Value: fmt.Sprintf("%d %d", pr.v[0], pr.v[1]),
 			Capacity: satMul(size, dests), Why: why, Fix: fix})
@@ -204,7 +255,7 @@ func answer(s *Summary) Answer {
 	a.Fits = math.MaxInt64
 	var counted []Limit
 	for _, l := range s.Limits {
-		if !l.Approximate {
+		if !l.Approximate && !l.Dormant {
 			counted = append(counted, l)
 		}
 	}

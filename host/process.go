@@ -3,7 +3,9 @@ package host
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -14,7 +16,11 @@ import (
 )
 
 // fdTable lists the process's descriptors and the socket inodes among them
-// ("socket:[12345]" links in /proc/PID/fd).
+// ("socket:[12345]" links in /proc/PID/fd). Every entry of the directory
+// counts as a descriptor; when the links cannot be read (another user's
+// process, or ptrace access refused: the directory lists but readlink fails
+// with EACCES), socks is nil and the join with the socket tables cannot be
+// made: a count of 0 sockets would be a lie.
 func (r *reader) fdTable(procDir string) (fds int, socks map[uint64]bool, err error) {
 	dir := sysread.Path(r.root, procDir+"/fd")
 	ents, err := os.ReadDir(dir)
@@ -22,10 +28,18 @@ func (r *reader) fdTable(procDir string) (fds int, socks map[uint64]bool, err er
 		return 0, nil, fmt.Errorf("reading %s/fd: %w", procDir, unwrapPath(err))
 	}
 	socks = map[uint64]bool{}
+	var denied error
 	for _, e := range ents {
 		link, err := os.Readlink(dir + "/" + e.Name())
 		if err != nil {
-			continue // closed between the listing and the readlink
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // closed between the listing and the readlink
+			}
+			fds++
+			if denied == nil {
+				denied = err
+			}
+			continue
 		}
 		fds++
 		if v, ok := strings.CutPrefix(link, "socket:["); ok {
@@ -33,6 +47,9 @@ func (r *reader) fdTable(procDir string) (fds int, socks map[uint64]bool, err er
 				socks[n] = true
 			}
 		}
+	}
+	if denied != nil {
+		return fds, nil, fmt.Errorf("reading the links of %s/fd: %w", procDir, unwrapPath(denied))
 	}
 	return fds, socks, nil
 }
@@ -79,6 +96,12 @@ func (r *reader) tcpTables(procDir string) ([]Socket, string) {
 // readProcess joins the process's descriptors with the TCP tables.
 func (r *reader) readProcess(s *Summary, procDir string) *Process {
 	fds, inodes, err := r.fdTable(procDir)
+	if err != nil && inodes == nil && fds > 0 {
+		// The descriptors are counted (they weigh on RLIMIT_NOFILE) but
+		// which are sockets, and in which state, is unknown.
+		r.warn("%v: the process's %d descriptors are counted, its sockets cannot be told apart (run as the process's user or root with ptrace access)", err, fds)
+		return &Process{FDs: fds, Sockets: -1, ByState: map[string]int{}, Files: procDir + "/fd (links unreadable)"}
+	}
 	if err != nil {
 		r.warn("%v", err)
 		return nil
@@ -140,6 +163,9 @@ func portCounts(m map[uint16]int) []PortCount {
 // closeWaitInodes returns the process's sockets now in CLOSE_WAIT.
 func (r *reader) closeWaitInodes(procDir string) (fds int, cw map[uint64]bool, err error) {
 	fds, inodes, err := r.fdTable(procDir)
+	if err != nil && inodes == nil && fds > 0 {
+		return fds, map[uint64]bool{}, nil // sockets unknown: readProcess warned
+	}
 	if err != nil {
 		return 0, nil, err
 	}

@@ -46,6 +46,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 		switch {
 		case l.Bites && l.Approximate:
 			mark = "busy"
+		case l.Bites && l.Dormant:
+			mark = "idle"
 		case l.Bites:
 			mark = "BITE"
 		}
@@ -85,7 +87,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 			st.TCPInUse, st.TCP6InUse, st.TCPTW, st.TCPOrphan, st.TCPMemPages)
 	}
 	if p := s.Process; p != nil {
-		row("process", "%d descriptors, %d sockets; %s", p.FDs, p.Sockets, stateWords(p.ByState))
+		if p.Sockets < 0 {
+			row("process", "%d descriptors; which are sockets is unknown (%s)", p.FDs, p.Files)
+		} else {
+			row("process", "%d descriptors, %d sockets; %s", p.FDs, p.Sockets, stateWords(p.ByState))
+		}
 		for _, l := range p.Listeners {
 			row("  listener", "%s, accept queue %d", l.Addr, l.Queue)
 		}

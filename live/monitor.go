@@ -28,8 +28,9 @@ type Monitor struct {
 	work     chan job
 
 	// Only the sampling goroutine touches rd and w after Start.
-	rd *reader
-	w  *ring
+	rd      *reader
+	w       *ring
+	prevLat []uint64
 
 	mu       sync.Mutex
 	st       State
@@ -41,8 +42,13 @@ type Monitor struct {
 	written  int64
 	largest  int64 // the largest snapshot written: the room made for the next
 	errCount int64
-	p99s     Distribution
-	runPerP  Distribution
+	// The flight recorder's memory budget (budget.go): paused says the
+	// monitor stopped its recorder to keep within it.
+	paused                  bool
+	overBudget, underBudget int
+	pauses                  int64
+	p99s                    Distribution
+	runPerP                 Distribution
 }
 
 type job struct {
@@ -166,6 +172,14 @@ func (m *Monitor) loop(ctx context.Context) {
 // triggers whose conditions hold.
 func (m *Monitor) tick() {
 	defer m.guard("sampling")
+	prev := m.w.last()
+	var prevCopy sample
+	if prev != nil {
+		// The ring may hand prev's slices to this reading (a ring of two):
+		// keep what the budget needs, in a buffer reused every tick.
+		m.prevLat = append(m.prevLat[:0], prev.latency...)
+		prevCopy = sample{at: prev.at, latency: m.prevLat}
+	}
 	s := m.rd.read(m.o.now(), m.w.victim())
 	m.w.add(s)
 	var st State
@@ -186,6 +200,9 @@ func (m *Monitor) tick() {
 	st.FlightRecorder, st.Errors = m.st.FlightRecorder, m.st.Errors
 	st.Missing = slices.Clone(m.rd.missing)
 	m.st = st
+	if prev != nil {
+		m.budget(&prevCopy, &s)
+	}
 	m.online = fs
 	if st.Latency.Judged {
 		m.p99s.observe(st.Latency.P99.Seconds)
@@ -251,6 +268,7 @@ func (m *Monitor) State() State {
 	}
 	st.Findings = m.findingsLocked()
 	st.SnapshotsWritten = m.written
+	st.RecorderPauses = m.pauses
 	st.ErrorCount = m.errCount
 	st.P99s = m.p99s.clone()
 	st.RunnablePerPs = m.runPerP.clone()

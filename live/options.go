@@ -63,6 +63,16 @@ type Options struct {
 	// (FlightRecorderConfig.MaxBytes). Default 8 MiB. A snapshot larger
 	// than four times this is abandoned.
 	FlightRecorderBytes int64
+	// FlightRecorderMemory is the memory budget of the flight recorder.
+	// The runtime keeps the trace generation being written and at least
+	// one complete one (about a second each) whatever
+	// FlightRecorderBytes says, so what it holds grows with the program's
+	// scheduling rate. The monitor estimates it at every reading from the
+	// scheduling transitions per second (budget.go) and pauses the
+	// recorder while the estimate stays above this budget, then records
+	// again once it falls below half. While paused a trigger writes no
+	// snapshot. Default 8 MiB; negative: no budget.
+	FlightRecorderMemory int64
 	// SnapshotDelay is the longest wait after a latency or runnable
 	// trigger before the snapshot is taken: it waits until no more
 	// goroutines are runnable than there are Ps (checked every Interval),
@@ -139,6 +149,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.GCCPUShare == 0 {
 		o.GCCPUShare = 0.2
+	}
+	if o.FlightRecorderMemory == 0 {
+		o.FlightRecorderMemory = 8 << 20
 	}
 	if o.FlightRecorderBytes == 0 {
 		o.FlightRecorderBytes = 8 << 20

@@ -40,10 +40,19 @@ type State struct {
 	// FlightRecorder is "recording", "off" (Options.NoFlightRecorder) or
 	// why it could not start, e.g. another flight recorder is active in the
 	// program; the metrics keep running either way.
-	FlightRecorder string     `json:"flight_recorder"`
-	Dir            string     `json:"dir"`
-	Snapshots      []Snapshot `json:"snapshots"` // kept in Dir, oldest first
-	SnapshotBytes  int64      `json:"snapshot_bytes"`
+	FlightRecorder string `json:"flight_recorder"`
+	// RecorderRate is the scheduling transitions per second at the last
+	// reading (eight times the sampled ones), RecorderEstimate the memory
+	// the flight recorder holds at that rate, RecorderBudget
+	// Options.FlightRecorderMemory, RecorderPauses how often the recorder
+	// was paused to keep within it (budget.go).
+	RecorderRate     float64    `json:"recorder_transitions_per_s"`
+	RecorderEstimate float64    `json:"recorder_bytes_estimate"`
+	RecorderBudget   int64      `json:"recorder_budget_bytes"`
+	RecorderPauses   int64      `json:"recorder_pauses"`
+	Dir              string     `json:"dir"`
+	Snapshots        []Snapshot `json:"snapshots"` // kept in Dir, oldest first
+	SnapshotBytes    int64      `json:"snapshot_bytes"`
 	// SnapshotsWritten counts the snapshots written since Start, including
 	// those since removed to keep Dir within its bounds.
 	SnapshotsWritten int64 `json:"snapshots_written"`

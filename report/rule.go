@@ -16,7 +16,7 @@ func RuleMarkdown(w io.Writer, r finding.Rule) error {
 	fmt.Fprintf(&b, "# %s %s: %s\n\n", r.ID, r.Name, r.Title)
 	srcs := make([]string, len(r.Sources))
 	for i, s := range r.Sources {
-		srcs[i] = "`schedoctor " + string(s) + "`"
+		srcs[i] = detectedBy(r, s)
 	}
 	fmt.Fprintf(&b, "- Severity: %s\n- Detected by: %s\n- Status: %s\n\n", r.Severity, strings.Join(srcs, ", "), r.Status)
 	section(&b, "Why it costs", r.Explanation)
@@ -30,6 +30,36 @@ func RuleMarkdown(w io.Writer, r finding.Rule) error {
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// detectedBy names what reports a rule as a user meets it. Every source
+// is a subcommand except the live monitor, a package a service imports
+// (there is no `schedoctor live`); `check` reports a rule that only the
+// monitor detects by reading the monitor's JSON from the service.
+func detectedBy(r finding.Rule, s finding.Source) string {
+	switch {
+	case s == finding.SourceLive:
+		return "the `live` package (in process, docs/live.md)"
+	case s == finding.SourceCheck && liveOnly(r):
+		return "`schedoctor check` (from the service's live monitor)"
+	}
+	return "`schedoctor " + string(s) + "`"
+}
+
+// liveOnly reports whether the live monitor is the rule's only source
+// besides check.
+func liveOnly(r finding.Rule) bool {
+	live := false
+	for _, s := range r.Sources {
+		switch s {
+		case finding.SourceLive:
+			live = true
+		case finding.SourceCheck:
+		default:
+			return false
+		}
+	}
+	return live
 }
 
 func section(b *strings.Builder, title, text string) {

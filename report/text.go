@@ -160,10 +160,28 @@ func (p *textPrinter) finding(f finding.Finding) {
 		}
 	}
 	if f.Fix != "" {
-		p.wrap("    ", "         ", "fix: "+textsafe.String(f.Fix))
+		p.fix(f.Fix)
 	}
 	if r, ok := finding.Lookup(f.Rule); ok {
 		fmt.Fprintln(p.w, "    "+p.paint(ansiDim, "docs: "+r.URL()))
+	}
+}
+
+// fix prints a finding's fix. Prose is word-wrapped; a fix of several lines
+// is text to paste (sysctl.d, limits.conf or systemd lines), so each line is
+// printed as it is, under the first, never re-flowed or joined.
+func (p *textPrinter) fix(fix string) {
+	lines := strings.Split(strings.TrimRight(fix, "\n"), "\n")
+	if len(lines) == 1 {
+		p.wrap("    ", "         ", "fix: "+textsafe.String(fix))
+		return
+	}
+	for i, l := range lines {
+		prefix := "         "
+		if i == 0 {
+			prefix = "    fix: "
+		}
+		fmt.Fprintln(p.w, strings.TrimRight(prefix+textsafe.String(l), " "))
 	}
 }
 

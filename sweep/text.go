@@ -116,8 +116,59 @@ func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 			fmt.Fprintf(w, "  run %d (GOMAXPROCS=%d): %s\n", f.Seq, f.Procs, firstLine(f.Err))
 		}
 	}
+	// The warnings were printed with the progress, which -q hides, and a
+	// saved report has no progress: the figures above may suffer from what
+	// they say (another sweep's processes, a leftover holding the CPU).
+	if len(s.Warnings) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", plural(len(s.Warnings), "warning"))
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
+	if left := s.unwarnedLeftovers(); len(left) > 0 {
+		fmt.Fprintf(w, "\nprocesses a run's command left running when it ended, which the sweep killed:\n")
+		for _, r := range left {
+			fmt.Fprintf(w, "  run %d (GOMAXPROCS=%d): %s\n", r.Seq, r.Procs, strings.Join(r.Leftovers, ", "))
+		}
+	}
 	_, err := io.WriteString(out, textsafe.Lines(text.String(), width))
 	return err
+}
+
+// unwarnedLeftovers returns the runs whose leftover processes no warning
+// names: a sweep warns of each run's leftovers as it kills them, so they
+// are printed once, with the warnings, unless the summary came without
+// those warnings.
+func (s *Summary) unwarnedLeftovers() []RunResult {
+	var out []RunResult
+	for _, r := range s.Runs {
+		if len(r.Leftovers) == 0 {
+			continue
+		}
+		run := fmt.Sprintf("run %d (GOMAXPROCS=%d)", r.Seq, r.Procs)
+		named := slices.ContainsFunc(s.Warnings, func(w string) bool {
+			if !strings.Contains(w, run) {
+				return false
+			}
+			for _, l := range r.Leftovers {
+				if !strings.Contains(w, l) {
+					return false
+				}
+			}
+			return true
+		})
+		if !named {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func (s *Summary) mark(p int) string {

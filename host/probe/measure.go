@@ -33,6 +33,7 @@ func measure(ctx context.Context, opt Options, procDir string) (Sample, error) {
 		return s, fmt.Errorf("%s/status has no VmRSS (a kernel thread, or the process exited)", procDir)
 	}
 	s.RssAnonBytes, _ = statusKB(status, "RssAnon:")
+	s.VmDataBytes, _ = statusKB(status, "VmData:")
 	if s.FDs, err = countFDs(procDir); err != nil {
 		return s, fmt.Errorf("counting the server's descriptors: %w", err)
 	}

@@ -293,3 +293,62 @@ func TestProbeSpreadsSources(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestProbeGreetingAndServerClose: what a server sends unprompted (a NATS
+// INFO line) is read by the probe, so it is not counted as the server's
+// buffers; connections the server closes at once are counted apart and
+// left out of the division; and every descriptor, the probe's and the
+// server's, is released before Run returns.
+func TestProbeGreetingAndServerClose(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	greeting := []byte("INFO {\"server_id\":\"probe-test\"}\r\n")
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for i := 0; ; i++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write(greeting)
+			if i%4 == 0 {
+				c.Close() // an idle timeout of zero: one in four
+				continue
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+			go func() { // close when the probe hangs up
+				io.Copy(io.Discard, c)
+				c.Close()
+			}()
+		}
+	}()
+	const n = 200
+	selfBefore := countSelfFDs(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Options{Addr: ln.Addr().String(), PID: os.Getpid(), Conns: n, Settle: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Opened != n {
+		t.Fatalf("opened %d of %d: %v", res.Opened, n, res.Notes)
+	}
+	if want := int64(n * len(greeting)); res.GreetingBytes != want {
+		t.Errorf("greeting: read %d bytes, want %d", res.GreetingBytes, want)
+	}
+	if res.ServerClosed != n/4 {
+		t.Errorf("server closed %d, want %d", res.ServerClosed, n/4)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "closed 50 of the 200") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if self := countSelfFDs(t); self > selfBefore+4 {
+		t.Errorf("%d descriptors after Run, %d before: connections left open (held after: %d)", self, selfBefore, res.HeldAfter)
+	}
+}

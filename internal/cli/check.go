@@ -31,6 +31,11 @@ page, a cut answer, a timeout) is named and the rest is still diagnosed; the exi
 when nothing could be captured. Only URL's host is contacted; Ctrl-C cancels the capture in
 flight, which stops the target's profile or trace.
 
+If the service mounts the live monitor (the live package's Handler, at -live, default
+/debug/schedoctor/), its JSON is read last: its findings (SD701-SD704 and those of its
+snapshots) join the others with the source "live", and its newest snapshot that it did not
+diagnose itself is fetched and diagnosed with the trace analysis.
+
 -save DIR keeps every capture and a manifest.json; "schedoctor check DIR" diagnoses it again
 offline (attach DIR to a bug report). docs/check.md says what each capture costs the target.`,
 		`  schedoctor check http://127.0.0.1:6060
@@ -47,6 +52,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	noSrc := fs.Bool("nosrc", false, "do not read the source: the runtime sources' findings alone")
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs the service may use, for the trace (default: from -pid's procs layer; 0 unknown)")
 	quiet := fs.Bool("q", false, "do not print progress on stderr")
+	livePath := fs.String("live", check.DefaultLivePath, "the `PATH` where the service mounts the schedoctor live monitor, probed once (a 404 means not mounted); \"\" does not look")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -80,7 +86,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 		}
 	} else {
 		e.doing("capturing from " + arg)
-		set, err = capture(ctx, e, arg, *pid, *seconds, *traceSecs, *quiet)
+		set, err = capture(ctx, e, arg, *pid, *seconds, *traceSecs, *quiet, *livePath)
 		if err != nil {
 			return e.fail(err)
 		}
@@ -115,8 +121,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	return e.emit(&out, report.Report{Source: finding.SourceCheck, Findings: res.Findings, Summary: res.Summary})
 }
 
-func capture(ctx context.Context, e *Env, url string, pid, seconds, traceSecs int, quiet bool) (*check.Set, error) {
-	opt := check.Options{Seconds: seconds, TraceSeconds: traceSecs, PID: pid}
+func capture(ctx context.Context, e *Env, url string, pid, seconds, traceSecs int, quiet bool, livePath string) (*check.Set, error) {
+	opt := check.Options{Seconds: seconds, TraceSeconds: traceSecs, PID: pid, LivePath: livePath}
 	if !quiet {
 		opt.Log = func(format string, args ...any) {
 			fmt.Fprintf(e.Stderr, "schedoctor check: "+format+"\n", args...)

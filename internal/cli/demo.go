@@ -81,6 +81,11 @@ or above LEVEL.`, `  schedoctor demo
 			return e.fail(err)
 		}
 		fmt.Fprintln(e.Stdout, "\nRun with -v for each finding's evidence and fix,\nor 'schedoctor rules SDnnn' to explain a rule.")
+		if out.html != "" {
+			if err := writeHTML(out.html, r); err != nil {
+				return e.fail(err)
+			}
+		}
 		code = exitCode(out.fail, r.Findings)
 	}
 	if code == ExitClean && res.Summary.Mismatch > 0 {

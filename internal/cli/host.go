@@ -140,6 +140,9 @@ growth (SD608).
 			src = "model " + *model
 		}
 		opt.PerConn = &host.PerConn{ProcessBytes: proc, KernelBytes: res.KernelPerConn, Source: src, Method: how + "; kernel: " + res.KernelObjects}
+		if fds := math.Round(res.FDsPerConn); fds > 1 {
+			opt.PerConn.Descriptors = fds
+		}
 	}
 	s, err := host.InspectContext(ctx, opt)
 	if err != nil {

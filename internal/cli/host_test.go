@@ -112,6 +112,7 @@ func TestHostProbe(t *testing.T) {
 	defer srv.Close()
 
 	const n = 300
+	fdsBefore := selfFDs(t)
 	code, stdout, stderr := runHostCmd(t, "-json", "-probe", ln.Addr().String(), "-pid", strconv.Itoa(os.Getpid()),
 		"-pprof", "http://"+dbg.Addr().String(), "-conns", strconv.Itoa(n), "-target", "1000")
 	if code == ExitError {
@@ -144,6 +145,20 @@ func TestHostProbe(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The probe runs in this process: both ends of every connection were
+	// here, so the descriptor count must be back where it was.
+	if after := selfFDs(t); after > fdsBefore+4 {
+		t.Errorf("%d descriptors after the probe, %d before: sockets left open", after, fdsBefore)
+	}
+}
+
+func selfFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
 }
 
 func TestHostUsage(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 func init() {
@@ -109,6 +112,7 @@ func TestSignalStdin(t *testing.T) {
 		t.Run(c.args[0], func(t *testing.T) {
 			t.Parallel()
 			cmd, stderr, _ := startChild(t, "reading standard input", c.args...)
+			m := labtest.StartMeter()
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -119,9 +123,12 @@ func TestSignalStdin(t *testing.T) {
 			if got := stderr.String(); !strings.Contains(got, c.msg) || strings.Contains(got, "context canceled") {
 				t.Errorf("stderr %q, want %q", got, c.msg)
 			}
-			// The reader returns on the cancel itself, not after the grace.
+			// The reader returns on the cancel itself, not after the grace;
+			// only a machine too busy to run the child for seconds is slower.
 			if took >= interruptGrace {
-				t.Errorf("took %v to exit: the reader did not see the cancel", took)
+				what := fmt.Sprintf("took %v to exit: the reader did not see the cancel", took)
+				m.SkipIfBusy(t, "%s", what)
+				t.Error(what)
 			}
 		})
 	}
@@ -137,6 +144,7 @@ func TestSignalProcsWindow(t *testing.T) {
 	pid := strconv.Itoa(os.Getpid())
 	doing := "sampling process " + pid + "'s CPU wait over 1m0s"
 	cmd, stderr, _ := startChild(t, doing, "procs", "-pid", pid, "-window", "1m")
+	m := labtest.StartMeter()
 	// The hook fires just before InspectContext reads the first file; the
 	// window follows within milliseconds, and a signal before it must
 	// stop the reads as promptly.
@@ -148,7 +156,9 @@ func TestSignalProcsWindow(t *testing.T) {
 		t.Errorf("exit %d after %v; stderr:\n%s", code, took, stderr)
 	}
 	if took >= interruptGrace {
-		t.Errorf("took %v to exit: procs did not see the cancel (grace %v)", took, interruptGrace)
+		what := fmt.Sprintf("took %v to exit: procs did not see the cancel (grace %v)", took, interruptGrace)
+		m.SkipIfBusy(t, "%s", what)
+		t.Error(what)
 	}
 	t.Logf("exit %d %v after SIGINT", code, took.Round(time.Millisecond))
 }
@@ -171,6 +181,7 @@ func TestSignalTwice(t *testing.T) {
 	t.Run("second", func(t *testing.T) {
 		t.Parallel()
 		cmd, stderr, _ := startChild(t, "being deaf to the context", "test-deaf")
+		m := labtest.StartMeter()
 		cmd.Process.Signal(syscall.SIGTERM)
 		time.Sleep(100 * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -179,7 +190,9 @@ func TestSignalTwice(t *testing.T) {
 			t.Errorf("exit %d; stderr %q", code, stderr)
 		}
 		if took >= interruptGrace {
-			t.Errorf("the second signal took %v to end the run", took)
+			what := fmt.Sprintf("the second signal took %v to end the run", took)
+			m.SkipIfBusy(t, "%s", what)
+			t.Error(what)
 		}
 	})
 }

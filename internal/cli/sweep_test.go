@@ -54,10 +54,9 @@ func point(t *testing.T, s sweep.Summary, p int) sweep.Point {
 
 // TestSweepCPUBoundKnee: a fixed amount of CPU work scales from 1 to 2 Ps
 // on a 2-CPU machine and not beyond; the knee is 2. The machine is shared,
-// so a sweep that ran while other processes took the CPUs (visible as
-// run-queue wait at GOMAXPROCS=1 or 2, where the program alone never
-// queues) is re-run, up to three times, before the test gives up and skips
-// with the numbers. A quiet machine without the knee at 2 fails.
+// so a sweep without the knee at 2 is re-run, up to three times; after the
+// third the test skips with the figures if other processes were busy
+// during it (labtest's meter) and fails on a quiet machine.
 func TestSweepCPUBoundKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 15-run sweep")
@@ -67,6 +66,7 @@ func TestSweepCPUBoundKnee(t *testing.T) {
 	}
 	bin := labtest.Build(t, "cpubound")["cpubound"]
 	for attempt := 1; attempt <= 3; attempt++ {
+		m := labtest.StartMeter()
 		code, out, stderr := sweepRun(t, "-procs", "1,2,4", "-runs", "5", "-seed", "7", "--", bin, "-work", "4000", "-duration", "60s")
 		if code != ExitClean {
 			t.Fatalf("exit %d: %s", code, stderr)
@@ -87,18 +87,21 @@ func TestSweepCPUBoundKnee(t *testing.T) {
 			}
 			return
 		}
+		if attempt < 3 {
+			continue
+		}
 		// Other work on the machine (go test runs packages in parallel)
-		// shows as a wide interval of the median even when the sampled
-		// run-queue wait missed it: only a quiet, tight sweep may fail.
+		// shows as run-queue wait and as a wide interval of the median;
+		// the meter says whether other processes really took the CPUs.
 		spread := 0.0
 		for _, p := range []sweep.Point{p1, p2, p4} {
 			spread = max(spread, (p.Hi-p.Lo)/p.Median)
 		}
-		if busy < 0.2 && spread < 0.15 && attempt == 3 {
-			t.Fatalf("an idle machine showed no knee at 2: %+v", s.Points)
-		}
+		what := fmt.Sprintf("no knee at 2 in three sweeps (last: knee %d, P1/P2 %.2f, run-queue wait up to %.0f%%, interval up to %.0f%% of the median): %+v",
+			s.Knee, p1.Median/p2.Median, 100*busy, 100*spread, s.Points)
+		m.SkipIfBusy(t, "%s", what)
+		t.Fatal(what)
 	}
-	t.Skip("the machine stayed too busy to show scaling in three attempts")
 }
 
 // TestSweepLockContend sweeps a fixed crew of workers serialised on one
@@ -163,6 +166,9 @@ func TestSweepLoad(t *testing.T) {
 	}
 	bin := labtest.Build(t, "httpserver")["httpserver"]
 	addr := freeAddr(t)
+	// The sweep's children are reaped before it returns, so the meter
+	// counts them as this test's own CPU, not as other processes'.
+	m := labtest.StartMeter()
 	code, out, stderr := sweepRun(t, "-procs", "1,2", "-runs", "2", "-load", "http://"+addr+"/", "-rate", "400", "-duration", "1s",
 		"--", bin, "-addr", addr, "-duration", "1m")
 	if code == ExitError {
@@ -172,11 +178,21 @@ func TestSweepLoad(t *testing.T) {
 	if s.Metric != "p99" || s.Load == nil || len(s.Runs) != 4 {
 		t.Fatalf("metric %q load %v runs %d", s.Metric, s.Load, len(s.Runs))
 	}
+	// Every request is planned and accounted for on any machine; that
+	// nearly all are answered within the run is timing: a server that
+	// gets too little CPU answers fewer, which says the machine was busy.
+	var short []string
 	for _, r := range s.Runs {
 		l := r.Load
-		if l == nil || l.Planned != 400 || l.OK+l.Errors+l.Unsent != 400 || l.OK < 390 {
-			t.Errorf("run %d: %+v, want about 400 of 400 requests answered", r.Seq, l)
+		if l == nil || l.Planned != 400 || l.OK+l.Errors+l.Unsent != 400 {
+			t.Errorf("run %d: %+v, want 400 requests planned, each answered, failed or unsent", r.Seq, l)
 			continue
+		}
+		if l.OK < 390 {
+			short = append(short, fmt.Sprintf("run %d answered %d of 400 (%d errors, %d unsent)", r.Seq, l.OK, l.Errors, l.Unsent))
+		}
+		if l.OK == 0 {
+			continue // no latency to check
 		}
 		if !(0 < l.P50 && l.P50 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
 			t.Errorf("run %d: percentiles out of order: %+v", r.Seq, l)
@@ -187,6 +203,11 @@ func TestSweepLoad(t *testing.T) {
 	}
 	if s.Knee != 1 && s.Knee != 2 || point(t, s, 1).P99 <= 0 {
 		t.Errorf("knee %d, points %+v", s.Knee, s.Points)
+	}
+	if len(short) > 0 {
+		what := "want at least 390 of 400 requests answered: " + strings.Join(short, "; ")
+		m.SkipIfBusy(t, "%s", what)
+		t.Error(what)
 	}
 }
 

@@ -3,6 +3,7 @@ package viz
 import (
 	"cmp"
 	"slices"
+	"unicode/utf8"
 )
 
 // FlameBuilder accumulates stacks into a flame graph. The zero value is not
@@ -53,7 +54,18 @@ func (b *FlameBuilder) cause(c string) int {
 	return len(b.causes) - 1
 }
 
+// MaxName bounds a frame's name in bytes: a crafted profile's megabyte
+// name must not make a megabyte report.
+const MaxName = 512
+
 func (b *FlameBuilder) name(n string) int {
+	if len(n) > MaxName {
+		cut := MaxName
+		for cut > 0 && !utf8.RuneStart(n[cut]) {
+			cut--
+		}
+		n = n[:cut] + "…"
+	}
 	if i, ok := b.nameIdx[n]; ok {
 		return i
 	}

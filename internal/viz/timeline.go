@@ -18,11 +18,15 @@ type TimelineBuilder struct {
 	started    bool
 	width      int64
 	procs      map[int64]*procAcc
+	dense      []*procAcc // procs by id for small ids: Span runs on every state change
 	order      []int64
 	omitted    map[int64]bool
 	runnable   []float64 // count × ns per bucket
 	end        int64
 }
+
+// denseIDs is the P ids kept in a slice rather than only the map.
+const denseIDs = 1024
 
 type procAcc struct {
 	byState [][]float64 // state → ns per bucket
@@ -55,7 +59,12 @@ func (b *TimelineBuilder) Span(id int64, state int, from, to int64) {
 	if to <= from {
 		return
 	}
-	p := b.procs[id]
+	var p *procAcc
+	if id >= 0 && id < int64(len(b.dense)) {
+		p = b.dense[id]
+	} else {
+		p = b.procs[id]
+	}
 	if p == nil {
 		if len(b.procs) >= b.maxProcs {
 			b.omitted[id] = true
@@ -64,6 +73,12 @@ func (b *TimelineBuilder) Span(id int64, state int, from, to int64) {
 		p = &procAcc{byState: make([][]float64, len(b.states))}
 		b.procs[id] = p
 		b.order = append(b.order, id)
+		if id >= 0 && id < denseIDs {
+			for int64(len(b.dense)) <= id {
+				b.dense = append(b.dense, nil)
+			}
+			b.dense[id] = p
+		}
 	}
 	b.fit(to)
 	p.byState[state] = b.spread(p.byState[state], from, to, 1)
@@ -148,6 +163,11 @@ func (b *TimelineBuilder) coarsen() {
 func (b *TimelineBuilder) Build() *Timeline {
 	if !b.started || b.end <= b.origin {
 		return nil
+	}
+	// Many Ps share the cells of 64 full rows: a GOMAXPROCS of 256 gets a
+	// quarter of the buckets, so that the report stays a few MB.
+	for len(b.procs) > 64 && len(b.procs)*(b.index(b.end-1)+1) > 64*b.maxBuckets {
+		b.coarsen()
 	}
 	n := b.index(b.end-1) + 1
 	slices.Sort(b.order)

@@ -16,6 +16,10 @@ type Provider interface {
 	Visuals() *Set
 }
 
+// Visuals makes a Set its own Provider, so that a summary can hold one
+// as a field (a demo's per-program pictures) and the renderer finds it.
+func (s *Set) Visuals() *Set { return s }
+
 // Set is the pictures of one source. Any part may be nil or empty.
 type Set struct {
 	// Title names the source ("profile", "trace", "sweep") as a heading.

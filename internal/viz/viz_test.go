@@ -1,8 +1,11 @@
 package viz
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func sumStates(tl *Timeline, p int) (perBucket []int) {
@@ -140,5 +143,45 @@ func TestFlameNodeBound(t *testing.T) {
 	}
 	if NewFlameBuilder(nil).Build(0, 10, 1) != nil {
 		t.Error("an empty flame graph built")
+	}
+}
+
+// TestTimelineSizeBound: the worst timeline (the most Ps, every state in
+// every bucket) stays a few MB of JSON.
+func TestTimelineSizeBound(t *testing.T) {
+	const procs, buckets = 256, 800
+	b := NewTimelineBuilder([]string{"a", "b", "c", "d", "e"}, buckets, procs, 1000)
+	for p := int64(0); p < procs; p++ {
+		for i := int64(0); i < buckets*1000; i += 1000 {
+			for s := int64(0); s < 5; s++ {
+				b.Span(p, int(s), i+s*199, i+s*199+199)
+			}
+		}
+	}
+	tl := b.Build()
+	if len(tl.Procs) != procs {
+		t.Fatalf("%d Ps drawn, want %d", len(tl.Procs), procs)
+	}
+	if cells := len(tl.Procs) * tl.Buckets; cells > 64*buckets {
+		t.Errorf("%d Ps × %d buckets = %d cells, over %d", len(tl.Procs), tl.Buckets, cells, 64*buckets)
+	}
+	data, err := json.Marshal(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 2<<20 {
+		t.Errorf("the worst timeline is %d bytes of JSON, over 2 MB", len(data))
+	}
+	t.Logf("%d Ps × %d buckets: %d bytes", len(tl.Procs), tl.Buckets, len(data))
+}
+
+func TestFlameLongName(t *testing.T) {
+	b := NewFlameBuilder(nil)
+	long := strings.Repeat("é", 1<<20)
+	b.Add([]string{long}, 1, "user")
+	f := b.Build(0, 10, 1)
+	n := f.Names[f.Root.Children[0].Name]
+	if len(n) > MaxName+len("…") || !utf8.ValidString(n) {
+		t.Errorf("a %d-byte name kept as %d bytes (valid UTF-8: %v)", len(long), len(n), utf8.ValidString(n))
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"html/template"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -105,15 +106,20 @@ type dataJSON struct {
 	Sets []*viz.Set `json:"sets"`
 }
 
+// maxSets bounds the picture sets of one report (a demo of many programs):
+// the report stays a few MB.
+const maxSets = 32
+
 // Collect finds the pictures in a summary: the summary itself when it is a
-// viz.Provider, else the Providers among its fields (check's summary holds
-// the profile's and the trace's), searched a few levels deep.
+// viz.Provider, else the Providers among its fields, slice elements and
+// map values (check's summary holds the profile's and the trace's; a
+// demo's, one per program), searched a few levels deep, at most maxSets.
 func Collect(summary any) []*viz.Set {
 	var out []*viz.Set
 	seen := map[uintptr]bool{}
 	var walk func(v reflect.Value, depth int)
 	walk = func(v reflect.Value, depth int) {
-		if !v.IsValid() || depth > 4 {
+		if !v.IsValid() || depth > 6 || len(out) >= maxSets {
 			return
 		}
 		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
@@ -141,6 +147,17 @@ func Collect(summary any) []*viz.Set {
 				if v.Type().Field(i).IsExported() {
 					walk(v.Field(i), depth+1)
 				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < v.Len() && len(out) < maxSets; i++ {
+				walk(v.Index(i), depth+1)
+			}
+		case reflect.Map:
+			// In key order, so that the report is the same every time.
+			keys := v.MapKeys()
+			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+			for _, k := range keys {
+				walk(v.MapIndex(k), depth+1)
 			}
 		}
 	}
@@ -183,6 +200,7 @@ type setData struct {
 	Latency     *viz.Histogram
 	Timeline    *viz.Timeline
 	TLHeight    int
+	TLRow       int
 	TLNote      string
 	TLStates    []legendItem
 	LatLegend   []legendItem
@@ -306,7 +324,12 @@ func setView(i int, s *viz.Set) setData {
 			Cores: fmt.Sprintf("%.3f", c.Cores), Share: fmt.Sprintf("%.1f%%", c.Share), Width: w})
 	}
 	if t := s.Timeline; t != nil {
-		d.TLHeight = len(t.Procs)*14 + 8 + 80 + 20
+		// Few Ps get taller rows; the script draws with the same height.
+		d.TLRow = 14
+		if len(t.Procs) <= 8 {
+			d.TLRow = 24
+		}
+		d.TLHeight = len(t.Procs)*d.TLRow + 8 + 80 + 20
 		for si, n := range t.States {
 			d.TLStates = append(d.TLStates, legendItem{Name: clean(n), Class: fmt.Sprintf("t%d", si%5)})
 		}

@@ -138,6 +138,14 @@ func TestCollect(t *testing.T) {
 	if got := Collect(nil); len(got) != 0 {
 		t.Errorf("collected %v from nil", titles(got))
 	}
+	// Slices and maps (a demo's programs), in key order.
+	c := &fakeSummary{set: &viz.Set{Title: "c", Causes: a.set.Causes}}
+	got = Collect(struct {
+		Rows []struct{ Cells map[string]*viz.Set }
+	}{Rows: []struct{ Cells map[string]*viz.Set }{{Cells: map[string]*viz.Set{"z": b.set, "a": c.set, "m": nil}}}})
+	if len(got) != 2 || got[0].Title != "c" || got[1].Title != "b" {
+		t.Errorf("collected %v from a slice of maps, want c and b", titles(got))
+	}
 	// A cycle ends.
 	type loop struct{ Next *loop }
 	l := &loop{}

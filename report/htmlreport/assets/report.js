@@ -41,13 +41,23 @@
   function fmtNum(v) {
     if (v === 0) return "0";
     var a = Math.abs(v);
-    if (a >= 1000 || a < 0.01) return v.toPrecision(3);
+    if (a >= 1e9) return +(v / 1e9).toPrecision(3) + "G";
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + "M";
+    if (a >= 1e4) return +(v / 1e3).toPrecision(3) + "k";
+    if (a < 0.01) return v.toPrecision(2);
     return +v.toPrecision(3) + "";
   }
   function pct(v) { return (100 * v).toFixed(v < 0.001 ? 2 : 1) + "%"; }
   function detailOf(box) { return document.getElementById(box.id + "-detail"); }
   function say(box, s) { var d = detailOf(box); if (d) d.textContent = clean(s); }
   function width(box) { return Math.max(box.clientWidth || 0, 320); }
+  // A picture is drawn in the box's pixels at load; its viewBox lets it
+  // scale with the page afterwards (a narrower window, or paper when
+  // printed) instead of being cut off.
+  function canvas(box) {
+    var w = width(box), h = Math.max(box.clientHeight || 0, 1);
+    return el("svg", { role: "presentation", viewBox: "0 0 " + w + " " + h }, box);
+  }
   var counts = { flame: 0, timeline: 0, histogram: 0, curve: 0 };
 
   // Flame graph: root on top, each frame's width its CPU, coloured by the
@@ -67,7 +77,7 @@
     function draw() {
       var W = width(box);
       while (box.firstChild) box.removeChild(box.firstChild);
-      var svg = el("svg", { role: "presentation" }, box);
+      var svg = canvas(box);
       var z = byNode[zoom], x0 = 0, scale = W / z.v, drawn = 0;
       // Ancestors of the zoomed frame span the whole width.
       var anc = [], a = parent[zoom];
@@ -112,13 +122,14 @@
   // stacked; the runnable goroutines below. Buckets were aggregated while
   // the trace streamed, so the drawing is bounded whatever its length.
   function timeline(box, t) {
-    var rowH = 14, gutter = 64, runH = 80, W = width(box), n = t.buckets;
-    var svg = el("svg", { role: "presentation" }, box), paths = 0;
+    // The row height is the server's (data-row), which sized the box.
+    var rowH = +box.getAttribute("data-row") || 14, gutter = 64, runH = 80, W = width(box), n = t.buckets;
+    var svg = canvas(box), paths = 0;
     var bw = (W - gutter - 4) / n;
     function xAt(i) { return gutter + i * bw; }
     t.procs.forEach(function (p, row) {
       var y0 = row * rowH, base = new Array(n).fill(0);
-      text(4, y0 + 11, "P" + p.id, svg);
+      text(4, y0 + rowH / 2 + 4, "P" + p.id, svg);
       p.states.forEach(function (vals, si) {
         if (!vals) return;
         var top = [], bot = [];
@@ -135,7 +146,7 @@
     });
     var ry0 = t.procs.length * rowH + 8, rmax = Math.max.apply(null, t.runnable.concat([1]));
     text(4, ry0 + 11, "runnable", svg);
-    text(gutter - 4, ry0 + 11, fmtNum(rmax), svg, "end");
+    text(gutter + 4, ry0 + 11, "max " + fmtNum(rmax), svg);
     var pts = [xAt(0).toFixed(1) + "," + (ry0 + runH)];
     t.runnable.forEach(function (v, i) {
       var y = (ry0 + runH - runH * v / rmax).toFixed(1);
@@ -184,21 +195,28 @@
   }
 
   // Latency histogram: one bar per power of two of the latency, stacked
-  // by why the goroutines became runnable; the percentiles marked.
+  // by why the goroutines became runnable; the percentiles marked. The
+  // height is logarithmic in the count (a bar's parts share it in
+  // proportion), so that the tail's few slow starts stay visible beside
+  // thousands of fast ones.
   function histogram(box, h) {
     var W = width(box), H = box.clientHeight || 240, left = 56, bottom = 36, top = 10;
-    var svg = el("svg", { role: "presentation" }, box), nb = h.bounds_ns.length;
+    var svg = canvas(box), nb = h.bounds_ns.length;
     var totals = new Array(nb).fill(0);
     h.series.forEach(function (s) { s.counts.forEach(function (c, i) { totals[i] += c; }); });
     var ymax = Math.max.apply(null, totals.concat([1])), bw = (W - left - 8) / nb, ph = H - top - bottom, bars = 0;
+    function hOf(n) { return ph * Math.log(1 + n) / Math.log(1 + ymax); }
     el("line", { x1: left, x2: W - 8, y1: top + ph, y2: top + ph, "class": "axis" }, svg);
-    text(left - 4, top + 10, fmtNum(ymax), svg, "end");
-    text(left - 4, top + ph, "0", svg, "end");
+    for (var g = 1; g <= ymax; g *= 10) {
+      el("line", { x1: left, x2: W - 8, y1: top + ph - hOf(g), y2: top + ph - hOf(g), "class": "grid" }, svg);
+      text(left - 4, top + ph - hOf(g) + 4, fmtNum(g), svg, "end");
+    }
+    text(4, top + ph + 30, "starts (log)", svg);
     var base = new Array(nb).fill(0);
     h.series.forEach(function (s, si) {
       s.counts.forEach(function (c, i) {
         if (!c) return;
-        var y = top + ph - ph * (base[i] + c) / ymax, hh = ph * c / ymax;
+        var full = hOf(totals[i]), hh = full * c / totals[i], y = top + ph - full * (base[i] + c) / totals[i];
         el("rect", { x: left + i * bw + 1, y: y, width: Math.max(bw - 2, 1), height: Math.max(hh, 0.5), "class": "hb c" + ((si + 5) % 21), "data-b": i }, svg);
         base[i] += c; bars++;
       });
@@ -237,7 +255,7 @@
   // intervals as bars, the knee marked.
   function curve(box, c) {
     var W = width(box), H = box.clientHeight || 260, left = 64, right = 12, top = 26, bottom = 40;
-    var svg = el("svg", { role: "presentation" }, box), ps = c.points;
+    var svg = canvas(box), ps = c.points;
     var xs = ps.map(function (p) { return p.x; }), xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
     if (xmax === xmin) { xmin -= 1; xmax += 1; }
     var ymax = Math.max.apply(null, ps.map(function (p) { return Math.max(p.hi, p.y); }).concat([0])) * 1.1 || 1;

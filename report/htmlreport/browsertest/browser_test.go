@@ -1,3 +1,5 @@
+//go:build unix
+
 package browsertest
 
 import (
@@ -33,6 +35,9 @@ const repo = "../../.."
 
 func browser(t *testing.T) *Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping the browser tests in -short mode (scripts/browser-test.sh runs them)")
+	}
 	bin, err := Find()
 	if err != nil {
 		t.Skipf("skipping the browser tests: %v", err)

@@ -56,6 +56,9 @@ func main() {
 	app.HandleFunc("/ok", handleOK)
 	app.HandleFunc("/hash", handleHash)
 	app.HandleFunc("/slow", handleSlow)
+	if mountLive != nil {
+		defer mountLive(dbg, app)()
+	}
 
 	dl, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -74,6 +77,13 @@ func main() {
 	go func() { log.Fatal(http.Serve(al, app)) }()
 	time.Sleep(*duration)
 }
+
+// mountLive, when set (live.go), mounts the schedoctor live monitor at
+// /debug/schedoctor/ on the debug mux and a spike on demand on the app
+// mux, and returns what stops the monitor. The demo builds this file alone
+// from an embedded copy that imports the standard library only, so the
+// monitor sits in a file of its own.
+var mountLive func(dbg, app *http.ServeMux) (stop func())
 
 // produce sends a job every millisecond.
 func produce() <-chan int {

@@ -1,0 +1,394 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedoctor/schedoctor/diagnose"
+	"github.com/schedoctor/schedoctor/exectrace"
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/live"
+)
+
+// The live monitor's captures: its JSON (GET <mount>?format=json) and the
+// newest flight-recorder snapshot it took and did not diagnose itself.
+const (
+	KindLive         = "live"
+	KindLiveSnapshot = "live-snapshot"
+)
+
+// DefaultLivePath is where check looks for the live monitor: the mount
+// point docs/live.md gives (mux.Handle("/debug/schedoctor/", m.Handler())).
+const DefaultLivePath = "/debug/schedoctor/"
+
+// captureLive probes the live monitor once, at livePath under base. A 404
+// means the service does not mount it: no capture is recorded and nothing
+// is said, since most services do not. An answer that is not the
+// monitor's JSON (a catch-all page, another program's JSON) is not
+// recorded either, with one progress line saying why: the path is a guess
+// unless the user gave it. Network errors, 401/403 and 5xx are failed
+// captures like any other.
+//
+// When the monitor lists a snapshot taken since it started whose diagnosis
+// is not done (a service that did not wire livetrace.Diagnose, which keeps
+// its binary free of the trace reader), the newest such snapshot is
+// fetched too, so that check diagnoses it: the trace of the moment the
+// monitor caught, which check's own trace, taken now, may not show.
+func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePath string, slack time.Duration, logf func(string, ...any)) []*Capture {
+	mount := *base
+	mount.Path = base.Path + "/"
+	if p := strings.Trim(livePath, "/"); p != "" {
+		mount.Path += p + "/"
+	}
+	u := mount
+	u.RawQuery = url.Values{"format": {"json"}}.Encode()
+	c := &Capture{Kind: KindLive, Endpoint: u.Redacted(), Start: time.Now()}
+	data, status, err := fetch(ctx, client, &u, slack)
+	c.Duration = time.Since(c.Start).Seconds()
+	if err != nil {
+		switch {
+		case status == http.StatusNotFound:
+			return nil // not mounted: the common case, silent
+		case status == http.StatusOK:
+			// fetch refuses an HTML page with a 200: not the monitor.
+			logf("live: %s does not serve the schedoctor live monitor (%v); give its mount with -live", mount.Redacted(), err)
+			return nil
+		}
+		c.Error = err.Error()
+		logf("%s: %v", c.Kind, err)
+		return []*Capture{c}
+	}
+	rep, err := parseLive(data)
+	if err != nil {
+		logf("live: %s: %v; give its mount with -live", c.Endpoint, err)
+		return nil
+	}
+	c.Data = data
+	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), len(rep.Findings), len(rep.Summary.Snapshots))
+	snap := snapshotToDiagnose(rep)
+	if snap == nil {
+		return []*Capture{c}
+	}
+	su := mount
+	su.Path = mount.Path + "snapshots/" + snap.Name
+	sc := &Capture{Kind: KindLiveSnapshot, Endpoint: su.Redacted(), Start: time.Now()}
+	logf("capturing live snapshot %s (%d bytes, trigger %s)", snap.Name, snap.Bytes, snap.Trigger)
+	data, _, err = fetch(ctx, client, &su, slack)
+	sc.Duration = time.Since(sc.Start).Seconds()
+	switch {
+	case err != nil:
+		sc.Error = err.Error()
+		logf("%s: %v", sc.Kind, err)
+	case isTrace(data) != nil:
+		sc.Error = fmt.Sprintf("%s: not a snapshot: %v", sc.Endpoint, isTrace(data))
+		logf("%s: %s", sc.Kind, sc.Error)
+	default:
+		sc.Data = data
+	}
+	return []*Capture{c, sc}
+}
+
+// parseLive reads the monitor's JSON and checks that it is the monitor's.
+func parseLive(data []byte) (*live.Report, error) {
+	var rep live.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("not the live monitor's JSON: %w", err)
+	}
+	if rep.Source != "live" {
+		return nil, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", rep.Source)
+	}
+	return &rep, nil
+}
+
+// snapshotToDiagnose picks the newest snapshot the monitor took since it
+// started and did not diagnose; files an earlier process left in its Dir
+// are of another run of the program, not evidence about this one.
+func snapshotToDiagnose(rep *live.Report) *live.Snapshot {
+	var pick *live.Snapshot
+	for i := range rep.Summary.Snapshots {
+		s := &rep.Summary.Snapshots[i]
+		if s.Diagnosis == "done" || s.Diagnosis == "pending" || s.Time.Before(rep.Summary.Started) || !validSnapshotName(s.Name) {
+			continue
+		}
+		if pick == nil || s.Time.After(pick.Time) {
+			pick = s
+		}
+	}
+	return pick
+}
+
+// validSnapshotName accepts only the monitor's plain file names: a name
+// from the target never makes check fetch another path.
+func validSnapshotName(name string) bool {
+	return name != "" && path.Base(name) == name && filepath.IsLocal(name) && strings.HasSuffix(name, ".trace") &&
+		!strings.ContainsAny(name, "?#%\\")
+}
+
+// LiveSummary is what the live monitor added to the check: its own summary
+// as it served it, how many findings it gave and how many joined another
+// source's finding of the same cause, and the snapshot check diagnosed.
+type LiveSummary struct {
+	Findings int `json:"findings"`
+	Joined   int `json:"joined"`
+	// Snapshot is the snapshot check fetched and diagnosed (the monitor
+	// had not), with its findings' count.
+	Snapshot         string `json:"snapshot,omitempty"`
+	SnapshotFindings int    `json:"snapshot_findings,omitempty"`
+	// Monitor is the monitor's summary (live.State) as served.
+	Monitor json.RawMessage `json:"monitor"`
+}
+
+// joinLive adds the live monitor's findings to the joined ones: each
+// becomes part of a finding of the same cause when one exists (see
+// sameCause), else a finding of its own; all carry the source "live".
+// fail records a capture that could not be read.
+func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, src diagnose.SourceReader, fail func(string, error)) ([]finding.Finding, *LiveSummary) {
+	c := s.Get(KindLive)
+	if !c.OK() {
+		return fs, nil
+	}
+	rep, err := parseLive(c.Data)
+	if err != nil {
+		fail(c.Kind, err)
+		return fs, nil
+	}
+	raw, _ := json.Marshal(rep.Summary)
+	sum := &LiveSummary{Monitor: raw}
+	var in []finding.Finding
+	for _, f := range rep.Findings {
+		if len(f.Sources) == 0 {
+			f.Sources = []string{"live"}
+		}
+		in = append(in, f)
+	}
+	if sc := s.Get(KindLiveSnapshot); sc.OK() {
+		name := path.Base(sc.Endpoint)
+		if u, err := url.Parse(sc.Endpoint); err == nil {
+			name = path.Base(u.Path)
+		}
+		sfs, err := diagnoseSnapshot(ctx, sc.Data, cpus, src)
+		if err != nil {
+			fail(sc.Kind, fmt.Errorf("snapshot %s: %w", name, err))
+		} else {
+			sum.Snapshot, sum.SnapshotFindings = name, len(sfs)
+			for i := range sfs {
+				sfs[i].Message += " (snapshot " + name + ")"
+				sfs[i].Sources = []string{"live"}
+			}
+			in = nameSnapshot(in, sfs, name, rep, sc)
+			in = append(in, sfs...)
+		}
+	}
+	sum.Findings = len(in)
+	for _, f := range in {
+		if i := sameCause(fs, f); i >= 0 {
+			fs[i] = fold(fs[i], f)
+			sum.Joined++
+			continue
+		}
+		fs = append(fs, f)
+	}
+	finding.Sort(fs)
+	return fs, sum
+}
+
+// diagnoseSnapshot runs the trace analysis on a snapshot, as `schedoctor
+// trace` would.
+func diagnoseSnapshot(ctx context.Context, data []byte, cpus float64, src diagnose.SourceReader) ([]finding.Finding, error) {
+	topt := exectrace.Options{CPUs: cpus}
+	res, err := exectrace.Analyze(ctx, bytes.NewReader(data), topt)
+	if err != nil {
+		return nil, err
+	}
+	j, err := diagnose.Trace(res, topt, diagnose.Options{Source: src})
+	if err != nil {
+		return nil, err
+	}
+	return j.Findings, nil
+}
+
+// nameSnapshot does for the snapshot check diagnosed what the monitor
+// does for one it diagnosed itself (live's joinTrace): an SD702 with no
+// location, judged over a span that holds the snapshot's moment, takes the
+// user lines of the trace's backlog findings and names the snapshot. A
+// snapshot of an earlier spike is not evidence for this one.
+func nameSnapshot(in, sfs []finding.Finding, name string, rep *live.Report, sc *Capture) []finding.Finding {
+	var snapAt time.Time
+	for _, s := range rep.Summary.Snapshots {
+		if s.Name == name {
+			snapAt = s.Time
+		}
+	}
+	span := time.Duration(rep.Summary.Latency.Span*float64(time.Second)) + 5*time.Second // + live's default SnapshotDelay
+	if snapAt.IsZero() || rep.Summary.Time.Sub(snapAt) > span {
+		return in
+	}
+	for i := range in {
+		f := &in[i]
+		if f.Rule != "SD702" || len(f.Locations) > 0 {
+			continue
+		}
+		f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", name, len(sfs))
+		for _, r := range []string{"SD302", "SD301", "SD308"} {
+			k := slices.IndexFunc(sfs, func(t finding.Finding) bool { return t.Rule == r && len(t.Locations) > 0 })
+			if k < 0 {
+				continue
+			}
+			t := sfs[k]
+			f.Locations = slices.Clone(t.Locations)
+			f.Sources = []string{"live", "trace"}
+			f.Evidence = slices.Clone(f.Evidence)
+			for _, e := range t.Evidence[:min(len(t.Evidence), 3)] {
+				e.Label = "trace (" + r + "): " + e.Label
+				f.Evidence = append(f.Evidence, e)
+			}
+			break
+		}
+	}
+	return in
+}
+
+// causeGroup puts rules that name one kind of cause together, across the
+// monitor's rules and the other sources': the metrics' goroutine growth
+// (SD701) is the dumps' leak, the monitor's GC cost (SD704) the profile's
+// and the trace's (SD207, SD306), its scheduling latency (SD702) the
+// trace's (SD301, SD302). The loop, lock and syscall groups match the
+// families diagnose.Check joins by.
+func causeGroup(rule string) string {
+	switch rule {
+	case "SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307", "SD202":
+		return "loop"
+	case "SD701":
+		return "leak"
+	case "SD206", "SD309", "SD205":
+		return "lock"
+	case "SD704", "SD207", "SD306":
+		return "gc"
+	case "SD209", "SD305":
+		return "syscall"
+	case "SD702", "SD301", "SD302":
+		return "latency"
+	}
+	return ""
+}
+
+// sameCause returns the index of the finding in fs that f is part of, -1
+// for none. With locations on both sides, the group and a line must match.
+// A metric has no stack: a live finding without a location joins only a
+// process-wide cause (a leak, GC) and only when exactly one finding of it
+// exists; a latency without a line stays apart, since the monitor's span
+// and check's trace are different moments. A miss is better than a wrong
+// merge.
+func sameCause(fs []finding.Finding, f finding.Finding) int {
+	g := causeGroup(f.Rule)
+	if g == "" {
+		return -1
+	}
+	if len(f.Locations) == 0 {
+		if g != "leak" && g != "gc" {
+			return -1
+		}
+		at := -1
+		for i := range fs {
+			if causeGroup(fs[i].Rule) == g {
+				if at >= 0 {
+					return -1 // two candidates: cannot tell which
+				}
+				at = i
+			}
+		}
+		return at
+	}
+	for i := range fs {
+		if causeGroup(fs[i].Rule) != g {
+			continue
+		}
+		for _, l := range f.Locations {
+			if sharesLine(l, fs[i].Locations) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func sharesLine(l finding.Location, in []finding.Location) bool {
+	for _, m := range in {
+		if l.Line > 0 && l.Line == m.Line && sameFile(l.File, m.File) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameFile matches paths by suffix at a separator, as diagnose.Check does:
+// lint's relative path is the profile's absolute one.
+func sameFile(a, b string) bool {
+	a, b = filepath.ToSlash(filepath.Clean(a)), filepath.ToSlash(filepath.Clean(b))
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || (a != "" && strings.HasSuffix(b, "/"+strings.TrimPrefix(a, "./")))
+}
+
+// ruleSource names the source of a finding that carries no Sources (one
+// source made it), by the rule's layer.
+func ruleSource(rule string) string {
+	switch {
+	case rule == "SD701" || rule == "SD309":
+		return "goroutines"
+	case strings.HasPrefix(rule, "SD1"):
+		return "lint"
+	case strings.HasPrefix(rule, "SD2"):
+		return "profile"
+	case strings.HasPrefix(rule, "SD3"):
+		return "trace"
+	case strings.HasPrefix(rule, "SD4"):
+		return "procs"
+	case strings.HasPrefix(rule, "SD7"):
+		return "live"
+	}
+	return "check"
+}
+
+// fold makes the live finding l part of f: f keeps its rule, message
+// (with the monitor's appended) and locations first; the severity is the
+// higher; l's evidence follows f's, labelled with its source and rule; the
+// sources are both findings'.
+func fold(f, l finding.Finding) finding.Finding {
+	own := f.Sources
+	if len(own) == 0 {
+		own = []string{ruleSource(f.Rule)}
+	}
+	srcs := slices.Clone(own)
+	for _, s := range l.Sources {
+		if !slices.Contains(srcs, s) {
+			srcs = append(srcs, s)
+		}
+	}
+	g := f
+	g.Sources = srcs
+	g.Severity = max(f.Severity, l.Severity)
+	g.Message = f.Message + "; live monitor " + l.Rule + ": " + l.Message
+	g.Locations = slices.Clone(f.Locations)
+	for _, loc := range l.Locations {
+		if !sharesLine(loc, g.Locations) && len(g.Locations) < 8 {
+			g.Locations = append(g.Locations, loc)
+		}
+	}
+	g.Evidence = slices.Clone(f.Evidence)
+	for _, e := range l.Evidence {
+		e.Label = "live " + l.Rule + ": " + e.Label
+		g.Evidence = append(g.Evidence, e)
+	}
+	return g
+}
