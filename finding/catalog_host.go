@@ -13,7 +13,8 @@ var hostRules = []Rule{
 			"fs.nr_open and fs.file-max cap them; accept fails with EMFILE (process) or ENFILE (host) beyond.",
 		Detection: "The hard RLIMIT_NOFILE of /proc/PID/limits less the descriptors the process holds for other things, " +
 			"fs.nr_open (no limit can be set above it), and fs.file-max less fs.file-nr's allocated count, each against " +
-			"the target connection count (-conns).",
+			"the target connection count (-conns), divided by the descriptors per connection when the probe measured " +
+			"two (a proxy).",
 		Fix: "LimitNOFILE= in the systemd unit (or nofile in /etc/security/limits.conf), fs.nr_open first when the new " +
 			"limit exceeds it, fs.file-max in /etc/sysctl.d; the finding prints the lines with 10% headroom.",
 	},
@@ -45,7 +46,8 @@ var hostRules = []Rule{
 		Explanation: "With netfilter connection tracking loaded, every connection takes a table entry; when the table is " +
 			"full new packets are dropped ('nf_conntrack: table full').",
 		Detection: "nf_conntrack_max less nf_conntrack_count against the target; or, whatever the target, 80% of the " +
-			"table in use now. Quiet when the conntrack module is not loaded (no files).",
+			"table in use now. Quiet when the conntrack module is not loaded (no files); info only, and left out of the " +
+			"answer, when the table is empty while /proc/net/sockstat shows TCP sockets (no rule tracks in this namespace).",
 		Fix: "Raise net.netfilter.nf_conntrack_max, or exempt the server's port from tracking (raw table, CT --notrack).",
 	},
 	{

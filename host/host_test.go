@@ -357,3 +357,57 @@ func TestDialsDetected(t *testing.T) {
 		}
 	}
 }
+
+// TestPortRangeFix: the fix widens the range from 10240, not 1024, and
+// reserves the process's own listening ports inside the new range (a dial
+// holding one would make the service fail to bind on restart).
+func TestPortRangeFix(t *testing.T) {
+	s := &Summary{Conns: 100000, Dial: true, settings: map[string]setting{
+		"net.ipv4.ip_local_port_range": {file: "/proc/sys/net/ipv4/ip_local_port_range", v: []int64{32768, 60999}},
+	}, Process: &Process{ByState: map[string]int{}, Listeners: []Listener{{Addr: "127.0.0.1:24290"}, {Addr: "[::]:8080"}, {Addr: "[::1]:24290"}}}}
+	computeLimits(s, Options{Dial: true, Conns: 100000})
+	var fix string
+	for _, l := range s.Limits {
+		if l.Rule == "SD603" {
+			fix = l.Fix
+		}
+	}
+	if !strings.Contains(fix, "ip_local_port_range = 10240 65535") || !strings.Contains(fix, "ip_local_reserved_ports = 24290\n") && !strings.HasSuffix(fix, "ip_local_reserved_ports = 24290") {
+		t.Errorf("fix %q", fix)
+	}
+	if strings.Contains(fix, "8080") || strings.Contains(fix, "= 1024 ") {
+		t.Errorf("fix %q: reserves a port below the range, or widens from 1024", fix)
+	}
+}
+
+// TestFDLinksUnreadable: when the fd links cannot be read (another user's
+// process; here an entry readlink refuses), the descriptors are still
+// counted and the sockets are unknown, with a warning, not "0 sockets".
+func TestFDLinksUnreadable(t *testing.T) {
+	root := t.TempDir()
+	tr := fixtureTrees()["close-wait"]
+	for p, c := range tr.files {
+		mustWrite(t, filepath.Join(root, p), c)
+	}
+	fdDir := filepath.Join(root, "proc/4242/fd")
+	for i := range 40 {
+		// A directory where a link should be: readlink fails (EINVAL)
+		// as it fails with EACCES on a process we may not trace.
+		if err := os.MkdirAll(filepath.Join(fdDir, strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Inspect(Options{Sysroot: root, PID: 4242, Conns: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Process == nil || s.Process.FDs != 40 || s.Process.Sockets != -1 {
+		t.Fatalf("process %+v, want 40 descriptors and sockets unknown", s.Process)
+	}
+	if !strings.Contains(strings.Join(s.Warnings, "\n"), "sockets cannot be told apart") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	if n := rules(Findings(s))["SD608"]; n != 0 {
+		t.Errorf("SD608 without a join: %d", n)
+	}
+}

@@ -2,7 +2,9 @@ package live
 
 import (
 	"fmt"
+	"runtime/metrics"
 	"runtime/trace"
+	"time"
 )
 
 // The flight recorder's memory is not bounded by FlightRecorderConfig.MaxBytes
@@ -12,7 +14,7 @@ import (
 // (runtime/trace's recorder.endGeneration). What it holds is therefore the
 // trace's event rate times a few seconds, plus the Go heap's headroom over
 // that garbage-collected data. The event rate follows the scheduling
-// transitions, which the monitor reads anyway: /sched/latencies samples
+// transitions, which the runtime counts anyway: /sched/latencies samples
 // one runnable→running transition in eight.
 //
 // recorderBytesPerRate is the mapped memory the flight recorder added per
@@ -23,57 +25,86 @@ import (
 // that the estimate errs towards pausing.
 const recorderBytesPerRate = 75
 
-// pauseAfter and resumeAfter are how many consecutive readings the
-// estimate must be above the budget before the recorder is paused, and
-// below half of it before it records again. One reading above pauses: the
-// recorder fills at the rate it measures, so every reading waited for is
-// another second of trace held (measured: two readings let the RPC
-// workload's recorder reach 17 MB before the pause). Five below half
-// before resuming keep a workload that hovers at the budget from turning
-// the recorder on and off every second.
+// budgetInterval is how often the budget is checked (at most Interval):
+// one read of one histogram, a few microseconds, while the recorder fills
+// at up to about 10 MB per second at the rates measured here, so a check
+// every second would let a burst of scheduling put that much in it
+// before the pause (measured: 12.6–29.6 MB with a check per reading).
+const budgetInterval = 100 * time.Millisecond
+
+// pauseAfter and resumeAfter are how many consecutive checks the estimate
+// must be above the budget before the recorder is paused (0.2s), and
+// below half of it before it records again (5s): a 100ms blip does not
+// pause it, and a workload that hovers at the budget does not turn it on
+// and off every second.
 const (
-	pauseAfter  = 1
-	resumeAfter = 5
+	pauseAfter  = 2
+	resumeAfter = 50
 )
 
-// recorderEstimate is the memory the flight recorder would hold at the
-// scheduling transition rate between two readings.
-func recorderEstimate(prev, s *sample) (rate, bytes float64) {
-	if prev == nil || s == nil || !s.at.After(prev.at) || len(prev.latency) != len(s.latency) {
-		return 0, 0
-	}
-	var n0, n1 uint64
-	for i := range s.latency {
-		n0 += prev.latency[i]
-		n1 += s.latency[i]
-	}
-	if n1 < n0 {
-		return 0, 0
-	}
-	rate = 8 * float64(n1-n0) / s.at.Sub(prev.at).Seconds()
-	return rate, rate * recorderBytesPerRate
+// budgetReader reads the latency histogram's total count.
+type budgetReader struct {
+	s     []metrics.Sample
+	at    time.Time
+	count uint64
+	ok    bool
 }
 
-// budget pauses the flight recorder while the estimate of what it holds
-// is above Options.FlightRecorderMemory, and restarts it once the rate
-// has fallen. The trade-off: while paused, a trigger gets no snapshot
-// (counted as skipped), and after a restart the recorder holds only what
-// happened since. Called by tick with m.mu held, and only when no snapshot
-// is being written (m.busy false): FlightRecorder.Stop must not run beside
-// WriteTo, which only the worker calls, for a job tick handed it.
-func (m *Monitor) budget(prev, s *sample) {
-	if m.o.NoFlightRecorder || m.o.FlightRecorderMemory < 0 {
+// rate returns the scheduling transitions per second since the last call
+// (false on the first).
+func (b *budgetReader) rate(now time.Time) (float64, bool) {
+	if b.s == nil {
+		b.s = []metrics.Sample{{Name: mLatency}}
+	}
+	metrics.Read(b.s)
+	if b.s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b.s[0].Value.Float64Histogram().Counts {
+		n += c
+	}
+	prevAt, prev, ok := b.at, b.count, b.ok
+	b.at, b.count, b.ok = now, n, true
+	if !ok || !now.After(prevAt) || n < prev {
+		return 0, false
+	}
+	return 8 * float64(n-prev) / now.Sub(prevAt).Seconds(), true
+}
+
+// checkBudget pauses the flight recorder while the memory it would hold
+// at the measured scheduling rate is above Options.FlightRecorderMemory,
+// and restarts it once the rate has fallen. The trade-off: while paused,
+// a trigger gets no snapshot (counted as skipped), and after a restart
+// the recorder holds only what happened since. It runs on the sampling
+// goroutine and changes m.fr only when no snapshot is being written
+// (m.busy false): FlightRecorder.Stop must not run beside WriteTo, which
+// only the worker calls, for a job tick handed it.
+func (m *Monitor) checkBudget() {
+	defer m.guard("the flight recorder's budget")
+	rate, ok := m.bud.rate(time.Now())
+	if !ok {
 		return
 	}
-	rate, est := recorderEstimate(prev, s)
+	est := rate * recorderBytesPerRate
+	limit := float64(m.o.FlightRecorderMemory)
+	// Log after unlocking (defers run last first): Logf is the host's
+	// code and may be slow.
+	var log string
+	defer func() {
+		if log != "" {
+			m.logf("%s", log)
+		}
+	}()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.st.RecorderRate, m.st.RecorderEstimate = round(rate, 0), round(est, 0)
 	m.st.RecorderBudget = m.o.FlightRecorderMemory
-	limit := float64(m.o.FlightRecorderMemory)
 	switch {
 	case m.fr != nil && est > limit:
 		m.overBudget++
 		m.underBudget = 0
-	case m.fr == nil && m.paused && est < limit/2:
+	case m.paused && est < limit/2:
 		m.underBudget++
 		m.overBudget = 0
 	default:
@@ -90,20 +121,21 @@ func (m *Monitor) budget(prev, s *sample) {
 		m.overBudget = 0
 		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions/s would keep about %s in the flight recorder, above the budget of %s (Options.FlightRecorderMemory); metrics keep running; recording resumes below half the budget",
 			rate, fmtBytes(est), fmtBytes(limit))
-		m.logf("live: flight recorder %s", m.st.FlightRecorder)
+		log = "live: flight recorder " + m.st.FlightRecorder
 		return
 	}
 	if m.paused && m.underBudget >= resumeAfter {
 		fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: m.o.FlightRecorderAge, MaxBytes: uint64(m.o.FlightRecorderBytes)})
+		m.paused, m.underBudget = false, 0
 		if err := fr.Start(); err != nil {
-			// Someone else took the flight recorder while it was paused.
+			// Another part of the program took the flight recorder while
+			// it was paused.
 			m.st.FlightRecorder = "not recording: " + err.Error() + " (taken by another part of the program while paused); metrics keep running"
-			m.paused = false
 			return
 		}
-		m.fr, m.paused, m.underBudget = fr, false, 0
+		m.fr = fr
 		m.st.FlightRecorder = "recording"
-		m.logf("live: flight recorder recording again (%.0f transitions/s, about %s)", rate, fmtBytes(est))
+		log = fmt.Sprintf("live: flight recorder recording again (%.0f transitions/s, about %s)", rate, fmtBytes(est))
 	}
 }
 

@@ -16,7 +16,11 @@
 // above RunnablePerP × GOMAXPROCS, the SD702 latency condition, goroutine
 // and thread growth) write a runtime/trace.FlightRecorder snapshot to Dir:
 // rate-limited, bounded in count and bytes, files 0600 named by time and
-// trigger, then diagnosed in the background by Options.Diagnose.
+// trigger, then diagnosed in the background by Options.Diagnose. The
+// flight recorder's memory follows the program's scheduling rate, so the
+// monitor pauses it while the rate it reads would keep more than
+// Options.FlightRecorderMemory (8 MiB) in it, and records again once the
+// rate falls (budget.go).
 //
 // The package uses the standard library and schedoctor's finding model
 // only (finding imports nothing). The trace analysis that diagnoses

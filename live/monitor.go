@@ -28,9 +28,10 @@ type Monitor struct {
 	work     chan job
 
 	// Only the sampling goroutine touches rd and w after Start.
-	rd      *reader
-	w       *ring
-	prevLat []uint64
+	rd *reader
+	w  *ring
+	// Only the sampling goroutine touches the budget's reading (budget.go).
+	bud budgetReader
 
 	mu       sync.Mutex
 	st       State
@@ -158,12 +159,23 @@ func (m *Monitor) loop(ctx context.Context) {
 	defer m.wg.Done()
 	t := time.NewTicker(m.o.Interval)
 	defer t.Stop()
+	// The flight recorder's budget is checked more often than the
+	// readings: the recorder fills at the rate it measures, so each check
+	// waited for is more trace held (budget.go).
+	var budget <-chan time.Time
+	if !m.o.NoFlightRecorder && m.o.FlightRecorderMemory > 0 {
+		bt := time.NewTicker(min(budgetInterval, m.o.Interval))
+		defer bt.Stop()
+		budget = bt.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			m.tick()
+		case <-budget:
+			m.checkBudget()
 		}
 	}
 }
@@ -172,14 +184,6 @@ func (m *Monitor) loop(ctx context.Context) {
 // triggers whose conditions hold.
 func (m *Monitor) tick() {
 	defer m.guard("sampling")
-	prev := m.w.last()
-	var prevCopy sample
-	if prev != nil {
-		// The ring may hand prev's slices to this reading (a ring of two):
-		// keep what the budget needs, in a buffer reused every tick.
-		m.prevLat = append(m.prevLat[:0], prev.latency...)
-		prevCopy = sample{at: prev.at, latency: m.prevLat}
-	}
 	s := m.rd.read(m.o.now(), m.w.victim())
 	m.w.add(s)
 	var st State
@@ -198,11 +202,9 @@ func (m *Monitor) tick() {
 	defer m.mu.Unlock()
 	st.Started, st.Interval, st.Dir = m.st.Started, m.st.Interval, m.st.Dir
 	st.FlightRecorder, st.Errors = m.st.FlightRecorder, m.st.Errors
+	st.RecorderRate, st.RecorderEstimate, st.RecorderBudget = m.st.RecorderRate, m.st.RecorderEstimate, m.st.RecorderBudget
 	st.Missing = slices.Clone(m.rd.missing)
 	m.st = st
-	if prev != nil {
-		m.budget(&prevCopy, &s)
-	}
 	m.online = fs
 	if st.Latency.Judged {
 		m.p99s.observe(st.Latency.P99.Seconds)

@@ -352,3 +352,16 @@ func TestProbeGreetingAndServerClose(t *testing.T) {
 		t.Errorf("%d descriptors after Run, %d before: connections left open (held after: %d)", self, selfBefore, res.HeldAfter)
 	}
 }
+
+func TestCheckPprofURL(t *testing.T) {
+	for _, u := range []string{"http://10.0.0.1:6060", "http://example.com/", "ftp://127.0.0.1/", "127.0.0.1:6060", "http://[2001:db8::1]:80"} {
+		if CheckPprofURL(u) == nil {
+			t.Errorf("%s accepted", u)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:6060", "http://localhost:6060/", "https://[::1]:8443", "http://127.9.9.9:1"} {
+		if err := CheckPprofURL(u); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}

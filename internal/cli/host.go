@@ -108,6 +108,8 @@ growth (SD608).
 		return e.usageError("-probe needs -pid, the server's process ID, to measure it")
 	case *pprofURL != "" && *probeAddr == "":
 		return e.usageError("-pprof goes with -probe")
+	case *pprofURL != "" && probe.CheckPprofURL(*pprofURL) != nil:
+		return e.usageError("-pprof: %v", probe.CheckPprofURL(*pprofURL))
 	case *model != "" && !slices.Contains(probe.Models, *model):
 		return e.usageError("-model %q: want one of %s", *model, strings.Join(probe.Models, ", "))
 	case *watch < 0 || *watch > maxWatch:

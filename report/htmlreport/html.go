@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -82,6 +83,9 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 		return fmt.Errorf("rendering the summary: %w", err)
 	}
 	sets := Collect(r.Summary)
+	for i, s := range sets {
+		sets[i] = finite(s)
+	}
 	data := dataJSON{Sets: sets}
 	for i, s := range sets {
 		page.Sets = append(page.Sets, setView(i, s))
@@ -393,4 +397,52 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// finite returns a copy of s without the numbers JSON cannot carry (NaN,
+// ±Inf, from a failed measurement): a curve's point is left out, any other
+// number becomes 0. The source's summary is not changed.
+func finite(s *viz.Set) *viz.Set {
+	ok := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	fix := func(v float64) float64 {
+		if ok(v) {
+			return v
+		}
+		return 0
+	}
+	c := *s
+	c.Causes = nil
+	for _, x := range s.Causes {
+		x.Cores, x.Share = fix(x.Cores), fix(x.Share)
+		c.Causes = append(c.Causes, x)
+	}
+	if s.Flame != nil {
+		f := *s.Flame
+		f.Cores, f.MinShare = fix(f.Cores), fix(f.MinShare)
+		c.Flame = &f
+	}
+	if s.Timeline != nil {
+		t := *s.Timeline
+		t.Runnable = make([]float64, len(s.Timeline.Runnable))
+		for i, v := range s.Timeline.Runnable {
+			t.Runnable[i] = fix(v)
+		}
+		c.Timeline = &t
+	}
+	c.Curves = nil
+	for _, cv := range s.Curves {
+		pts := cv.Points
+		cv.Points = nil
+		for _, p := range pts {
+			if ok(p.X) && ok(p.Y) {
+				if !ok(p.Lo) || !ok(p.Hi) {
+					p.Lo, p.Hi = p.Y, p.Y
+				}
+				cv.Points = append(cv.Points, p)
+			}
+		}
+		cv.Mark = fix(cv.Mark)
+		c.Curves = append(c.Curves, cv)
+	}
+	return &c
 }

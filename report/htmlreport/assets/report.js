@@ -295,9 +295,13 @@
   }
 
   var t0 = performance.now();
+  // The boxes are sized by the server: drawing must not move the page.
+  var boxes = document.querySelectorAll(".chart[data-kind]");
+  var before = Array.prototype.map.call(boxes, function (b) { return b.getBoundingClientRect().height; });
+  var pageBefore = document.documentElement.scrollHeight;
   var data = JSON.parse(document.getElementById("sd-data").textContent);
   var draw = { flame: flame, timeline: timeline, histogram: histogram, curve: curve };
-  Array.prototype.forEach.call(document.querySelectorAll(".chart[data-kind]"), function (box) {
+  Array.prototype.forEach.call(boxes, function (box) {
     var set = data.sets[+box.getAttribute("data-set")], kind = box.getAttribute("data-kind");
     try {
       var d = kind === "flame" ? set.flame : kind === "timeline" ? set.timeline : kind === "histogram" ? set.latency : set.curves[+box.getAttribute("data-curve")];
@@ -308,7 +312,9 @@
       record("drawing " + kind + ": " + e.message);
     }
   });
-  var b = document.body;
+  var b = document.body, shift = Math.abs(document.documentElement.scrollHeight - pageBefore);
+  Array.prototype.forEach.call(boxes, function (box, i) { shift += Math.abs(box.getBoundingClientRect().height - before[i]); });
+  b.setAttribute("data-layout-shift", shift.toFixed(1));
   b.setAttribute("data-flame-rects", counts.flame);
   b.setAttribute("data-timeline-paths", counts.timeline);
   b.setAttribute("data-histogram-bars", counts.histogram);

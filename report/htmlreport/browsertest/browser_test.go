@@ -181,6 +181,16 @@ func checkClean(t *testing.T, p page) {
 	if n := p.attrs["data-resources"]; n != "0" {
 		t.Errorf("the page loaded %s resources, want 0", n)
 	}
+	if s := p.attrs["data-layout-shift"]; s != "0.0" {
+		t.Errorf("drawing moved the page by %s px, want 0 (the boxes are sized before the script runs)", s)
+	}
+	// Every picture can be reached with the keyboard and says what is
+	// under the cursor.
+	for _, m := range regexp.MustCompile(`<div class="chart"[^>]*>`).FindAllString(p.dom, -1) {
+		if !strings.Contains(m, `tabindex="0"`) || !strings.Contains(m, "aria-describedby=") {
+			t.Errorf("a picture is not keyboard reachable or has no description: %s", m)
+		}
+	}
 }
 
 func atoi(t *testing.T, p page, attr string) int {
@@ -371,6 +381,14 @@ func TestChecksCanFail(t *testing.T) {
 	}
 	if p := load(t, b, path); len(p.requests) == 0 {
 		t.Error("the recording proxy saw no request from a page that loads a network image")
+	}
+	// A picture whose box the server did not size moves the page when drawn.
+	unsized := regexp.MustCompile(`(<div class="chart"[^>]*) style="height: [0-9]+px"`).ReplaceAllString(string(good), "$1")
+	if err := os.WriteFile(path, []byte(unsized), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := load(t, b, path); p.attrs["data-layout-shift"] == "0.0" || p.attrs["data-layout-shift"] == "" {
+		t.Errorf("layout shift %q for a page whose pictures' boxes are unsized", p.attrs["data-layout-shift"])
 	}
 }
 
