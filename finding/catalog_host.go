@@ -25,7 +25,9 @@ var hostRules = []Rule{
 			"tcp_max_syn_backlog caps half-open connections; bursts beyond are dropped and the SYNs retried after 1s, 3s, 7s.",
 		Detection: "net.core.somaxconn below 4096 (the default since Linux 5.4) and below the target; a listener of the " +
 			"process whose accept queue (rx_queue of /proc/PID/net/tcp{,6}) holds 90% of somaxconn; tcp_max_syn_backlog " +
-			"below 4096 with tcp_syncookies 0. ListenOverflows of /proc/net/netstat is shown as evidence.",
+			"below 4096 with tcp_syncookies 0; on the live system, a listener whose own backlog (sock_diag, ss's Send-Q) " +
+			"is below somaxconn, 4096 and the target (it listened before somaxconn was raised). ListenOverflows of " +
+			"/proc/net/netstat is shown as evidence.",
 		Fix: "Raise net.core.somaxconn (and tcp_max_syn_backlog, keep tcp_syncookies 1), restart the server so Go " +
 			"listens with the new value, and accept in a loop that does nothing else.",
 	},

@@ -130,12 +130,29 @@ func backlogFindings(s *Summary) []finding.Finding {
 	}
 	if ok && s.Process != nil {
 		for _, l := range s.Process.Listeners {
-			if float64(l.Queue) >= queueFull*float64(smc.v[0]) && l.Queue > 0 {
+			// The listener's own backlog when sock_diag gave it, else
+			// somaxconn, which is what Go asks for.
+			limit, limitName := float64(smc.v[0]), "net.core.somaxconn"
+			if l.Backlog > 0 {
+				limit, limitName = float64(l.Backlog), "its listen backlog"
+			}
+			if float64(l.Queue) >= queueFull*limit && l.Queue > 0 {
 				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
-					Message: fmt.Sprintf("%d connections wait to be accepted on %s because the server accepts slower than they arrive: the queue is at %.0f%% of its %d limit (net.core.somaxconn)",
-						l.Queue, l.Addr, 100*float64(l.Queue)/float64(smc.v[0]), smc.v[0]),
-					Evidence: []finding.Evidence{{Label: "accept queue " + l.Addr, Value: float64(l.Queue), Unit: "connections"}, {Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
+					Message: fmt.Sprintf("%d connections wait to be accepted on %s because the server accepts slower than they arrive: the queue is at %.0f%% of its %.0f limit (%s)",
+						l.Queue, l.Addr, 100*float64(l.Queue)/limit, limit, limitName),
+					Evidence: []finding.Evidence{{Label: "accept queue " + l.Addr, Value: float64(l.Queue), Unit: "connections"}, {Label: limitName, Value: limit, Unit: "connections"}},
 					Fix:      "Accept in a loop that does nothing else (hand each connection to its own goroutine at once), and raise net.core.somaxconn for bursts.",
+				})
+			}
+			// A backlog below today's somaxconn: the server listened before
+			// somaxconn was raised (the kernel caps the backlog when
+			// listen(2) is called), or it asks for less than Go would.
+			if l.Backlog > 0 && int64(l.Backlog) < smc.v[0] && int64(l.Backlog) < backlogFloor && int64(l.Backlog) < s.Conns {
+				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
+					Message: fmt.Sprintf("%d connections at most wait to be accepted on %s because its listen backlog is %d, below net.core.somaxconn %d: the server listened before somaxconn was raised, or asks for a smaller backlog",
+						l.Backlog, l.Addr, l.Backlog, smc.v[0]),
+					Evidence: []finding.Evidence{{Label: "listen backlog " + l.Addr + " (sock_diag)", Value: float64(l.Backlog), Unit: "connections"}, {Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
+					Fix:      "Restart the server so that it listens with the current somaxconn (Go's net.Listen asks for somaxconn), or pass a larger backlog to listen(2) where the program sets its own.",
 				})
 			}
 		}

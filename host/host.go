@@ -243,6 +243,10 @@ type Listener struct {
 	Addr string `json:"addr"`
 	// Queue is the accept queue's length when read (rx_queue).
 	Queue uint64 `json:"queue"`
+	// Backlog is the listener's backlog (what listen(2) got, capped at
+	// somaxconn then), from sock_diag on the live system; 0 when unknown.
+	Backlog uint32 `json:"backlog,omitempty"`
+	inode   uint64
 }
 
 // PortCount is a local port and how many sockets sit on it.

@@ -120,7 +120,7 @@ func (r *reader) readProcess(s *Summary, procDir string) *Process {
 		mine = append(mine, k)
 		if k.State == "LISTEN" {
 			listenPorts[k.Local.Port()] = true
-			p.Listeners = append(p.Listeners, Listener{Addr: k.Local.String(), Queue: k.RxQueue})
+			p.Listeners = append(p.Listeners, Listener{Addr: k.Local.String(), Queue: k.RxQueue, inode: k.Inode})
 		}
 	}
 	cw := map[uint16]int{}

@@ -193,8 +193,8 @@ func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
 	r.readMemory(s, procDir)
 	if opt.PID != 0 {
 		s.Process = r.readProcess(s, procDir)
-		if live {
-			r.checkNetns(procDir)
+		if live && r.checkNetns(procDir) {
+			r.backlogs(s.Process)
 		}
 	}
 	if len(s.Settings) == 0 && s.Nofile == nil {
@@ -305,10 +305,34 @@ func (r *reader) readMemory(s *Summary, procDir string) {
 
 // checkNetns warns when the target lives in another network namespace:
 // /proc/sys/net then shows this process's namespace, not the target's.
-func (r *reader) checkNetns(procDir string) {
+// It reports whether the namespace is known to be the same.
+func (r *reader) checkNetns(procDir string) bool {
 	theirs, err1 := os.Readlink(procDir + "/ns/net")
 	ours, err2 := os.Readlink("/proc/self/ns/net")
-	if err1 == nil && err2 == nil && theirs != ours {
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if theirs != ours {
 		r.warn("%s is in another network namespace (%s, ours %s): the net.* values read are this namespace's; run schedoctor inside the target's (nsenter -t PID -n)", procDir, theirs, ours)
+		return false
+	}
+	return true
+}
+
+// backlogs fills in the listeners' backlogs from sock_diag (the live
+// system, same network namespace). Failing that, SD602 compares the accept
+// queues with somaxconn, the backlog Go asks for, and says nothing of the
+// listeners' own.
+func (r *reader) backlogs(p *Process) {
+	if p == nil || len(p.Listeners) == 0 {
+		return
+	}
+	m, err := listenBacklogs()
+	if err != nil {
+		r.notes = append(r.notes, fmt.Sprintf("listen backlogs unknown (%v): accept queues are compared with net.core.somaxconn", err))
+		return
+	}
+	for i := range p.Listeners {
+		p.Listeners[i].Backlog = m[p.Listeners[i].inode]
 	}
 }

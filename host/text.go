@@ -93,7 +93,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 			row("process", "%d descriptors, %d sockets; %s", p.FDs, p.Sockets, stateWords(p.ByState))
 		}
 		for _, l := range p.Listeners {
-			row("  listener", "%s, accept queue %d", l.Addr, l.Queue)
+			if l.Backlog > 0 {
+				row("  listener", "%s, accept queue %d of its backlog %d", l.Addr, l.Queue, l.Backlog)
+			} else {
+				row("  listener", "%s, accept queue %d", l.Addr, l.Queue)
+			}
 		}
 		for i, c := range p.CloseWait {
 			if i == 3 {

@@ -77,11 +77,18 @@ func rpcWork(n int) {
 	servers.Wait()
 }
 
+// totalMemory is the memory the runtime holds after a GC: what it mapped
+// less the heap it has returned to the OS, so close to the Go part of the
+// resident set (mapped memory alone keeps a past peak forever).
 func totalMemory() uint64 {
 	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	return heldMemory()
+}
+
+func heldMemory() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
-	return s[0].Value.Uint64()
+	return s[0].Value.Uint64() - s[1].Value.Uint64()
 }
 
 // BenchmarkOverhead measures, for each workload, the three modes
@@ -92,8 +99,8 @@ func totalMemory() uint64 {
 // drift of the host's load falls on every mode alike. It reports the
 // median ratio of each monitored mode's time to the same round's "off"
 // time, the spread of those ratios (the lowest and highest), and the
-// largest memory the monitor added (the runtime's mapped memory after a
-// GC, against before Start). When the load average is above the CPUs it
+// largest memory the monitor added (the memory the runtime holds after a
+// GC, mapped less returned to the OS, against before Start). When the load average is above the CPUs it
 // says the machine is too busy to judge a 1% difference (busy=1).
 //
 //	go test -run X -bench Overhead -benchtime 1x ./live/
@@ -141,6 +148,10 @@ func BenchmarkOverhead(b *testing.B) {
 					b.ReportMetric(rs[len(rs)-1], mode+"/off-max")
 					b.ReportMetric(slices.Max(mem[mode]), mode+"-MB-added-max")
 				}
+			}
+			// The same with the flight recorder and no memory budget: what
+			// the budget saves.
+			for _, mode := range []string{"metrics", "on", "on-nobudget"} {
 				peak, end := sustained(b, mode, w.run, n, 5*time.Second)
 				b.ReportMetric(peak, mode+"-MB-peak-sustained")
 				b.ReportMetric(end, mode+"-MB-added-sustained")
@@ -209,7 +220,11 @@ func runMode(b *testing.B, mode string, run func(int), n int) (time.Duration, fl
 // budget acts only after two readings above it.
 func sustained(b *testing.B, mode string, run func(int), n int, d time.Duration) (peak, end float64) {
 	before := totalMemory()
-	m, err := live.Start(b.Context(), live.Options{Dir: b.TempDir(), NoFlightRecorder: mode == "metrics"})
+	o := live.Options{Dir: b.TempDir(), NoFlightRecorder: mode == "metrics"}
+	if mode == "on-nobudget" {
+		o.FlightRecorderMemory = -1
+	}
+	m, err := live.Start(b.Context(), o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -217,7 +232,6 @@ func sustained(b *testing.B, mode string, run func(int), n int, d time.Duration)
 	stop := make(chan struct{})
 	done := make(chan uint64)
 	go func() {
-		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 		var hi uint64
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
@@ -227,8 +241,7 @@ func sustained(b *testing.B, mode string, run func(int), n int, d time.Duration)
 				done <- hi
 				return
 			case <-t.C:
-				metrics.Read(s)
-				hi = max(hi, s[0].Value.Uint64())
+				hi = max(hi, heldMemory())
 			}
 		}
 	}()
