@@ -4,19 +4,28 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // WriteText prints the answer first (how many connections fit, the first
 // limit and the next), then every limit in the order it bites, the memory
-// per connection and where it came from, and the process's sockets.
-func (s *Summary) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// per connection and where it came from, and the process's sockets, within
+// 80 columns.
+func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
+
+// WriteTextWidth is WriteText within width columns: each value is wrapped
+// under its own column (paths too long for a line keep their start and file
+// name; -json has them whole). width <= 0 prints one line per row.
+func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
+	// head is a row's aligned start (a limit's mark and capacity), kept
+	// as it is; value wraps after it.
+	type line struct{ key, head, value string }
+	var lines []line
 	row := func(key, format string, args ...any) {
-		fmt.Fprintf(tw, "%s\t%s\n", key, textsafe.String(fmt.Sprintf(format, args...)))
+		lines = append(lines, line{key, "", textsafe.String(fmt.Sprintf(format, args...))})
 	}
+	// Rows are collected first: the key column's width depends on them all.
 	target := "the current process's context"
 	if s.Target.PID != 0 {
 		target = fmt.Sprintf("pid %d", s.Target.PID)
@@ -37,6 +46,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	} else {
 		row("answer", "no limit could be read")
 	}
+	capw := 0
+	for _, l := range s.Limits {
+		capw = max(capw, len(count(l.Capacity)))
+	}
 	for i, l := range s.Limits {
 		key := ""
 		if i == 0 {
@@ -51,7 +64,8 @@ func (s *Summary) WriteText(w io.Writer) error {
 		case l.Bites:
 			mark = "BITE"
 		}
-		row(key, "%s %12s  %s = %s (%s)", mark, count(l.Capacity), l.Name, l.Value, l.File)
+		lines = append(lines, line{key, fmt.Sprintf("%s %*s  ", mark, capw, count(l.Capacity)),
+			textsafe.String(fmt.Sprintf("%s = %s (%s)", l.Name, l.Value, l.File))})
 	}
 	pc := s.PerConn
 	row("per connection", "%s process + %s kernel (%s)", bytesWords(pc.ProcessBytes), bytesWords(pc.KernelBytes), pc.Source)
@@ -123,7 +137,18 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for _, wn := range s.Warnings {
 		row("warning", "%s", wn)
 	}
-	return tw.Flush()
+	keyw := 0
+	for _, l := range lines {
+		keyw = max(keyw, textsafe.Width(l.key))
+	}
+	rest := strings.Repeat(" ", keyw+2)
+	var b strings.Builder
+	for _, l := range lines {
+		first := l.key + strings.Repeat(" ", keyw+2-textsafe.Width(l.key)) + l.head
+		b.WriteString(textsafe.WrapFit(first, rest+strings.Repeat(" ", len(l.head)), l.value, width))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func stateWords(m map[string]int) string {

@@ -181,6 +181,12 @@ func (p *textPrinter) fix(fix string) {
 		if i == 0 {
 			prefix = "    fix: "
 		}
+		if strings.HasPrefix(l, "#") && !p.opt.Wide {
+			// A comment can wrap, as comments, without changing what is
+			// pasted; a setting cannot.
+			p.wrap(prefix, "         # ", textsafe.String(l))
+			continue
+		}
 		fmt.Fprintln(p.w, strings.TrimRight(prefix+textsafe.String(l), " "))
 	}
 }
