@@ -258,6 +258,13 @@ func TestAnalyzeCarriesLive(t *testing.T) {
 			t.Errorf("%s sources %v, want [live]", f.Rule, f.Sources)
 		}
 	}
+	var text strings.Builder
+	if err := res.Summary.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "live monitor: 2 finding(s), 0 joined another source's\n") {
+		t.Errorf("text summary does not say what the monitor gave:\n%s", text.String())
+	}
 }
 
 func TestSameCause(t *testing.T) {

@@ -60,6 +60,13 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		fmt.Fprintf(&b, "join: %d finding(s) from the sources made %d cause(s): %d merged into another source's, %d latency finding(s) linked to a spin\n",
 			total(j.In), j.Causes, j.Merged, j.Linked)
 	}
+	if l := s.Live; l != nil {
+		fmt.Fprintf(&b, "live monitor: %d finding(s), %d joined another source's", l.Findings, l.Joined)
+		if l.Snapshot != "" {
+			fmt.Fprintf(&b, "; its snapshot %s diagnosed here (%d finding(s))", l.Snapshot, l.SnapshotFindings)
+		}
+		b.WriteString("\n")
+	}
 	_, err := io.WriteString(w, textsafe.Lines(b.String(), width))
 	return err
 }

@@ -7,11 +7,11 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/live"
 )
 
@@ -100,8 +100,10 @@ func heldMemory() uint64 {
 // median ratio of each monitored mode's time to the same round's "off"
 // time, the spread of those ratios (the lowest and highest), and the
 // largest memory the monitor added (the memory the runtime holds after a
-// GC, mapped less returned to the OS, against before Start). When the load average is above the CPUs it
-// says the machine is too busy to judge a 1% difference (busy=1).
+// GC, mapped less returned to the OS, against before Start). When other
+// processes used more than a quarter of the CPUs over the rounds
+// (labtest.Meter) it says the machine is too busy to judge a 1%
+// difference (busy=1, and other-CPUs says how much they used).
 //
 //	go test -run X -bench Overhead -benchtime 1x ./live/
 //
@@ -121,7 +123,10 @@ func BenchmarkOverhead(b *testing.B) {
 	}{{"cpu", cpuWork}, {"rpc", rpcWork}} {
 		b.Run(w.name, func(b *testing.B) {
 			n := calibrate(w.run, 200*time.Millisecond)
-			load0 := loadAverage()
+			// The machine's CPU that other processes used over the rounds
+			// (/proc/stat less this process's rusage): the load average
+			// would count this benchmark's own threads, and lags a minute.
+			meter := labtest.StartMeter()
 			modes := []string{"off", "metrics", "on"}
 			ratios := map[string][]float64{}
 			var mem = map[string][]float64{}
@@ -139,7 +144,7 @@ func BenchmarkOverhead(b *testing.B) {
 					ratios[mode] = append(ratios[mode], took[mode].Seconds()/took["off"].Seconds())
 				}
 			}
-			load1 := loadAverage()
+			mc := meter.Machine()
 			for _, mode := range modes[1:] {
 				if rs := ratios[mode]; len(rs) > 0 {
 					slices.Sort(rs)
@@ -157,13 +162,15 @@ func BenchmarkOverhead(b *testing.B) {
 				b.ReportMetric(end, mode+"-MB-added-sustained")
 			}
 			b.ReportMetric(float64(n), "work/round")
-			load := max(load0, load1)
-			if load > float64(runtime.NumCPU()) {
+			if mc.OtherCPUs >= 0 {
+				b.ReportMetric(mc.OtherCPUs, "other-CPUs")
+			}
+			if mc.Busy() {
 				b.ReportMetric(1, "busy")
-				b.Logf("%s: too busy to judge a 1%% difference: load average %.1f–%.1f on %d CPUs; the ratios' spread is the host's", w.name, load0, load1, runtime.NumCPU())
+				b.Logf("%s: too busy to judge a 1%% difference: %s; the ratios' spread is the host's", w.name, mc)
 			} else {
 				b.ReportMetric(0, "busy")
-				b.Logf("%s: load average %.1f–%.1f on %d CPUs", w.name, load0, load1, runtime.NumCPU())
+				b.Logf("%s: %s", w.name, mc)
 			}
 		})
 	}
@@ -264,17 +271,4 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
 }

@@ -91,6 +91,8 @@ type Summary struct {
 	BusyHost int `json:"busy_host"`
 	// Service is what `check` said about the lab service (StageCheck).
 	Service *ServiceSummary `json:"service,omitempty"`
+	// Live is the live monitor's step (live.go), run with StageCheck.
+	Live *LiveSummary `json:"live,omitempty"`
 }
 
 // ProgramSummary is one row of the table.
@@ -236,6 +238,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		case StageCheck:
 			if r.service {
 				sum.Service, err = r.check(ctx)
+				if err == nil {
+					sum.Live = r.live(ctx)
+				}
 			}
 		default:
 			err = fmt.Errorf("unknown stage %q", st)

@@ -75,6 +75,9 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	if s.Service != nil {
 		s.Service.writeText(w)
 	}
+	if s.Live != nil {
+		s.Live.writeText(w)
+	}
 	if s.BusyMismatch > 0 {
 		fmt.Fprintf(w, "the machine was busy (%s), these diagnoses may differ: %d of %d (? in the table) differ from what "+
 			"the lab contains while other processes used the CPUs; they are not counted as failures\n", s.Busiest, s.BusyMismatch, cells)

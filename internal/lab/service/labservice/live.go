@@ -21,7 +21,10 @@ import (
 var liveDir = flag.String("live-dir", "", "the live monitor's snapshot `DIR` (empty: metrics only, no flight recorder)")
 
 func init() {
-	mountLive = func(dbg, app *http.ServeMux) func() {
+	// The monitor runs until the process exits (after -duration, or
+	// killed): it has nothing to flush, and its snapshots are complete
+	// files (written to NAME.partial, then renamed).
+	withLive = func(dbg, app *http.ServeMux) http.Handler {
 		m, err := live.Start(context.Background(), live.Options{Dir: *liveDir, NoFlightRecorder: *liveDir == "", Logf: log.Printf})
 		if err != nil {
 			log.Fatal(err)
@@ -30,7 +33,7 @@ func init() {
 		// snapshots show the program's stacks (docs/live.md).
 		dbg.Handle("/debug/schedoctor/", m.Handler())
 		app.HandleFunc("/burst", handleBurst)
-		return m.Stop
+		return dbg
 	}
 }
 

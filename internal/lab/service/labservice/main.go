@@ -56,9 +56,6 @@ func main() {
 	app.HandleFunc("/ok", handleOK)
 	app.HandleFunc("/hash", handleHash)
 	app.HandleFunc("/slow", handleSlow)
-	if mountLive != nil {
-		defer mountLive(dbg, app)()
-	}
 
 	dl, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -73,17 +70,10 @@ func main() {
 
 	go consume(produce())
 	go poll()
-	go func() { log.Fatal(http.Serve(dl, dbg)) }()
+	go func() { log.Fatal(http.Serve(dl, withLive(dbg, app))) }()
 	go func() { log.Fatal(http.Serve(al, app)) }()
 	time.Sleep(*duration)
 }
-
-// mountLive, when set (live.go), mounts the schedoctor live monitor at
-// /debug/schedoctor/ on the debug mux and a spike on demand on the app
-// mux, and returns what stops the monitor. The demo builds this file alone
-// from an embedded copy that imports the standard library only, so the
-// monitor sits in a file of its own.
-var mountLive func(dbg, app *http.ServeMux) (stop func())
 
 // produce sends a job every millisecond.
 func produce() <-chan int {
@@ -157,3 +147,11 @@ func work(result chan<- int) {
 	time.Sleep(20 * time.Millisecond)
 	result <- 42 // the leak: blocks forever after a timeout
 }
+
+// withLive, replaced by live.go, mounts the schedoctor live monitor at
+// /debug/schedoctor/ on the debug mux and a spike on demand on the app
+// mux. The demo builds this file alone, from an embedded copy that imports
+// the standard library only, so the monitor sits in a file of its own;
+// and this is the file's end, so that the lines findings point at stay
+// where saved checks (internal/cli/testdata/check/lab) recorded them.
+var withLive = func(dbg, app *http.ServeMux) http.Handler { return dbg }
