@@ -47,6 +47,12 @@ type AnalyzeOptions struct {
 	// CPUs overrides the CPU count the trace analysis uses; 0 takes the
 	// procs layer's available CPUs when it was read.
 	CPUs float64
+	// ProfileLimits bound the CPU profile's reading (zero fields: the
+	// defaults of profile.Limits), as for `schedoctor profile`.
+	ProfileLimits profile.Limits
+	// MaxGeneration bounds the trace reader's generation, in bytes (0: the
+	// default of exectrace.Options).
+	MaxGeneration int64
 }
 
 // Summary is what each source saw, for the report; a nil part was not
@@ -100,7 +106,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	}
 
 	if c := s.Get(KindProfile); c.OK() {
-		if p, err := profile.Read(c.Endpoint, bytes.NewReader(c.Data)); err != nil {
+		if p, err := profile.ReadContext(ctx, c.Endpoint, bytes.NewReader(c.Data), opt.ProfileLimits); err != nil {
 			fail(c.Kind, err)
 		} else if res, err := profile.Analyze([]*pprof.Profile{p}, profile.Options{}); err != nil {
 			fail(c.Kind, err)
@@ -112,7 +118,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	}
 
 	if c := s.Get(KindTrace); c.OK() {
-		topt := exectrace.Options{CPUs: cpus, ProcessCPU: time.Duration(c.ProcessCPU * float64(time.Second))}
+		topt := exectrace.Options{CPUs: cpus, ProcessCPU: time.Duration(c.ProcessCPU * float64(time.Second)), MaxGeneration: opt.MaxGeneration}
 		if res, err := exectrace.Analyze(ctx, bytes.NewReader(c.Data), topt); err != nil {
 			fail(c.Kind, err)
 		} else {

@@ -52,6 +52,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	noSrc := fs.Bool("nosrc", false, "do not read the source: the runtime sources' findings alone")
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs the service may use, for the trace (default: from -pid's procs layer; 0 unknown)")
 	quiet := fs.Bool("q", false, "do not print progress on stderr")
+	lim, maxMB := profileLimitFlags(fs)
+	maxGenMB := traceGenerationFlag(fs)
 	livePath := fs.String("live", check.DefaultLivePath, "the `PATH` where the service mounts the schedoctor live monitor, probed once (a 404 means not mounted); \"\" does not look")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
@@ -73,6 +75,12 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	}
 	if *pid < 0 {
 		return e.usageError("-pid %d: want a process ID", *pid)
+	}
+	if err := setProfileLimits(lim, *maxMB); err != nil {
+		return e.usageError("%v", err)
+	}
+	if code, ok := e.checkGeneration(*maxGenMB); !ok {
+		return code
 	}
 	arg := fs.Arg(0)
 	var set *check.Set
@@ -106,7 +114,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 		}
 		return e.fail(errors.New(msg))
 	}
-	aopt := check.AnalyzeOptions{CPUs: *cpus}
+	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20))}
 	if !*noSrc {
 		aopt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/schedoctor/schedoctor/diagnose"
@@ -40,7 +41,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	out.register(fs, true)
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
-	maxGenMB := fs.Float64("max-generation-mb", exectrace.DefaultMaxGeneration>>20, "read no generation (about 1s of trace) larger than this many `MB`: the reader holds one whole")
+	maxGenMB := traceGenerationFlag(fs)
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -59,8 +60,8 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if *procCPU < 0 {
 		return e.usageError("-process-cpu %v: want a duration ≥ 0", *procCPU)
 	}
-	if !(*maxGenMB*(1<<20) >= exectrace.MinMaxGeneration && *maxGenMB <= 1<<30) {
-		return e.usageError("-max-generation-mb %g: want a size from %g MB (one batch) up", *maxGenMB, float64(exectrace.MinMaxGeneration)/(1<<20))
+	if code, ok := e.checkGeneration(*maxGenMB); !ok {
+		return code
 	}
 	name := fs.Arg(0)
 	r, closeIn, err := e.openInput(ctx, name)
@@ -88,4 +89,18 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 		return e.fail(fmt.Errorf("%s: %w", name, err))
 	}
 	return e.emit(&out, report.Report{Source: finding.SourceTrace, Findings: joined.Findings, Summary: joined.Summary})
+}
+
+// traceGenerationFlag registers -max-generation-mb, the trace reader's
+// bound (issue 12: a generation larger than it is cut there, never held).
+func traceGenerationFlag(fs *flag.FlagSet) *float64 {
+	return fs.Float64("max-generation-mb", exectrace.DefaultMaxGeneration>>20, "read no generation (about 1s of trace) larger than this many `MB`: the reader holds one whole")
+}
+
+// checkGeneration range-checks -max-generation-mb.
+func (e *Env) checkGeneration(mb float64) (int, bool) {
+	if !(mb*(1<<20) >= exectrace.MinMaxGeneration && mb <= 1<<30) {
+		return e.usageError("-max-generation-mb %g: want a size from %g MB (one batch) up", mb, float64(exectrace.MinMaxGeneration)/(1<<20)), false
+	}
+	return 0, true
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/viz"
 )
 
 // Stage is one layer the demo exercises.
@@ -126,6 +127,13 @@ type StageSummary struct {
 	// Sources gives, for the check stage, how many sources agree on each
 	// found rule (the join's "sources").
 	Sources map[string]int `json:"sources,omitempty"`
+	// Visual is the stage's pictures for the HTML report (the profile's
+	// flame graph and CPU by cause; the trace's P timeline and latency
+	// histogram; for check, both), titled "<program>: <stage>". The HTML
+	// renderer finds it through viz.Provider (htmlreport.Collect); the
+	// JSON leaves it out, as `schedoctor profile -json` leaves out its
+	// flame graph, so the table's JSON stays small.
+	Visual *viz.Set `json:"-"`
 }
 
 // OK reports whether the stage found exactly what the lab expects.
