@@ -38,7 +38,8 @@ const budgetInterval = 100 * time.Millisecond
 // the budget a check counts about 1,400 sampled transitions, a rate, not a
 // blip, and each check waited for is more trace held (measured with the
 // RPC workload: 7.2–10.3 MB held after two checks at 0.6–1.1M
-// transitions/s, 7.0–11.6 MB after one at 1.3–2.4M). Five seconds below
+// transitions/s, 7.0–11.6 MB after one at 1.3–2.4M, 3.4–4.6 MB after one
+// with the first reading taken at Start, at 0.34–0.93M). Five seconds below
 // half keep a workload that hovers at the budget from turning the
 // recorder on and off.
 const (

@@ -103,6 +103,10 @@ func Start(ctx context.Context, o Options) (*Monitor, error) {
 		}
 	}
 	m.tick()
+	// The budget's first reading: the first check, 100ms from now, then
+	// has a rate to judge, and a program that already schedules too fast
+	// for the budget pauses the recorder before it holds a second's trace.
+	m.bud.rate(time.Now())
 	ctx, m.cancel = context.WithCancel(ctx)
 	m.wg.Add(2)
 	go m.loop(ctx)

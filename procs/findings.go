@@ -22,8 +22,24 @@ const (
 	pressureWarn = 10.0
 	// waitShareWarn is the share of its runnable time (wait + run, from its
 	// threads' schedstat) the process spent waiting for a CPU, from which
-	// SD406 fires on its own figures: the same 10% as the pressure.
+	// SD406 looks at its own figures: the same 10% as the pressure.
 	waitShareWarn = 0.10
+	// A share alone does not say the CPUs were short: a thread that blocks
+	// and wakes thousands of times a second waits for each wake-up to reach
+	// a CPU even on an idle machine, and its runs are as short as that
+	// wait. Measured on a quiet 2-CPU VM (kernel 6.18): nats-server under
+	// light load waited 20–25 µs per timeslice, 47–62% of its runnable
+	// time, with 0.13–0.17 threads waiting on average and the CPUs 79–93%
+	// idle; a test program waking 10,000 times a second, 18 µs and 0.19
+	// threads. With 4 CPU-bound processes beside it the same program waited
+	// 177 µs per timeslice with 0.48 threads waiting; a CPU-bound thread
+	// 1.4–2.8 ms with 0.86–1.04; nats-server at load 12, 0.87 threads.
+	// So the wait counts as CPU pressure only when a timeslice waited about
+	// as long as another thread's run (waitPerSliceWarn), or when enough
+	// threads were waiting at once that the CPUs cannot have been idle
+	// (waitingThreadsWarn); otherwise it is wake-up latency, at info.
+	waitPerSliceWarn   = 100e-6 // seconds of run-queue wait per timeslice
+	waitingThreadsWarn = 0.25   // threads waiting on average over the window
 	// memLimitShare is the share of the memory limit to give GOMEMLIMIT.
 	memLimitShare = 0.9
 )
@@ -298,26 +314,46 @@ func parentTighter(s *Summary) *finding.Finding {
 // figures: its threads' run-queue wait (schedstat) and its own cgroup's
 // cpu.pressure. The host's /proc/pressure/cpu is context only: on a busy
 // machine a process with CPU to spare waits 0 ns, and it is not its finding.
+// A large share of waiting that comes from many short waits (wake-up
+// latency) is reported at info: more CPU would not remove it.
 func pressure(s *Summary) *finding.Finding {
 	own, host, w := s.Cgroup.Pressure, s.Cgroup.HostPressure, s.CPUWait
 	waitKnown := w != nil && w.WaitSeconds+w.RunSeconds >= minRunnable(w)
-	waitHigh := waitKnown && w.Share >= waitShareWarn
+	waitShare := waitKnown && w.Share >= waitShareWarn
+	waitHigh := waitShare && cpuShort(w)
+	// Wake-up latency needs the timeslice count to be named as such.
+	wakeLatency := waitShare && !waitHigh && w.Timeslices > 0
 	ownHigh := own != nil && own.Avg60 >= pressureWarn
-	if !waitHigh && !ownHigh {
+	if !waitHigh && !ownHigh && !wakeLatency {
 		return nil
 	}
 	f := newFinding("SD406")
 	switch {
 	case waitHigh:
 		f.Message = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited on a run queue (%s waiting against %s running, %s) "+
-			"because the CPUs it may use were running other threads when it wanted one: delay outside Go's scheduler",
-			100*w.Share, s.Target.PID, secs(w.WaitSeconds), secs(w.RunSeconds), waitScope(w))
+			"because the CPUs it may use were running other threads when it wanted one (%s): delay outside Go's scheduler",
+			100*w.Share, s.Target.PID, secs(w.WaitSeconds), secs(w.RunSeconds), waitScope(w), shortWords(w))
+		f.Locations = loc(w.Files)
+	case wakeLatency && !ownHigh:
+		f.Severity = finding.Info
+		f.Message = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited %s per timeslice on a run queue "+
+			"(%s waiting against %s running in %d timeslices, %s) because its threads block and wake often%s and each wake-up waits that "+
+			"long to reach a CPU: wake-up latency, not CPU pressure (%s)",
+			100*w.Share, s.Target.PID, micros(w.WaitPerTimeslice), secs(w.WaitSeconds), secs(w.RunSeconds), w.Timeslices, waitScope(w),
+			wakeRate(w), notShortWords(w))
 		f.Locations = loc(w.Files)
 	default:
 		f.Message = fmt.Sprintf("%.1f%% of the last minute a task of its own cgroup %s waited for a CPU (cpu.pressure some avg60) because "+
 			"the cgroup's tasks wanted more CPU than they got: delay outside Go's scheduler", own.Avg60, path.Dir(own.File))
 		f.Locations = loc(own.File)
-		if waitKnown {
+		switch {
+		case wakeLatency:
+			// The cgroup's stall may be this process's own wake-ups: PSI
+			// counts a woken task as stalled until it runs.
+			f.Severity = finding.Info
+			f.Message += fmt.Sprintf("; but this process's own threads waited %s per timeslice (%s), %s: wake-up latency, "+
+				"which the cgroup's pressure also counts, not CPU pressure", micros(w.WaitPerTimeslice), waitScope(w), notShortWords(w))
+		case waitKnown && !waitShare:
 			// The cgroup is under pressure but this process barely waited:
 			// the pressure is its neighbours'. Say so, at info.
 			f.Severity = finding.Info
@@ -337,6 +373,12 @@ func pressure(s *Summary) *finding.Finding {
 			finding.Evidence{Label: "process run-queue wait (schedstat field 2)", Value: round3(w.WaitSeconds), Unit: "s"},
 			finding.Evidence{Label: "process time on a CPU (schedstat field 1)", Value: round3(w.RunSeconds), Unit: "s"},
 			finding.Evidence{Label: "share of runnable time spent waiting", Value: round3(100 * w.Share), Unit: "%"},
+			finding.Evidence{Label: "timeslices run (schedstat field 3)", Value: float64(w.Timeslices), Unit: "timeslices"})
+		if w.Timeslices > 0 {
+			f.Evidence = append(f.Evidence,
+				finding.Evidence{Label: "run-queue wait per timeslice", Value: round3(w.WaitPerTimeslice * 1e6), Unit: "µs"})
+		}
+		f.Evidence = append(f.Evidence,
 			finding.Evidence{Label: "threads read", Value: float64(w.Threads), Unit: "threads"})
 		if w.WindowSeconds > 0 {
 			f.Evidence = append(f.Evidence,
@@ -350,8 +392,57 @@ func pressure(s *Summary) *finding.Finding {
 	f.Fix = "give the workload more CPU (a higher limit or request), move what shares its CPUs elsewhere, or lower GOMAXPROCS if the process itself oversubscribes them"
 	if f.Severity == finding.Info {
 		f.Fix = "nothing to change in this process for CPU wait; if its neighbours in the cgroup matter, give the cgroup more CPU or move them"
+		if wakeLatency {
+			f.Fix = "no CPU to add: the wait is the latency of many short wake-ups, which more CPU does not shorten; fewer, larger " +
+				"wake-ups (batching work per wake-up) cut it; re-run under the load that matters with -window to see whether it turns into CPU pressure"
+		}
 	}
 	return f
+}
+
+// cpuShort reports whether the process's wait, already a large share of
+// its runnable time, shows CPUs busy with other threads rather than the
+// latency of its own frequent wake-ups.
+func cpuShort(w *CPUWait) bool {
+	return (w.Timeslices > 0 && w.WaitPerTimeslice >= waitPerSliceWarn) ||
+		(w.WindowSeconds > 0 && w.WaitingThreads >= waitingThreadsWarn)
+}
+
+// shortWords names the figure that showed the CPUs short.
+func shortWords(w *CPUWait) string {
+	var parts []string
+	if w.Timeslices > 0 && w.WaitPerTimeslice >= waitPerSliceWarn {
+		parts = append(parts, fmt.Sprintf("%s of wait per timeslice in %d timeslices, more than a wake-up on an idle CPU takes",
+			micros(w.WaitPerTimeslice), w.Timeslices))
+	}
+	if w.WindowSeconds > 0 && w.WaitingThreads >= waitingThreadsWarn {
+		parts = append(parts, fmt.Sprintf("%.2f threads waiting at once on average", w.WaitingThreads))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// notShortWords says which thresholds the wait stayed under.
+func notShortWords(w *CPUWait) string {
+	s := fmt.Sprintf("under %s per timeslice", micros(waitPerSliceWarn))
+	if w.WindowSeconds > 0 {
+		s += fmt.Sprintf(" and %.2f threads waiting on average, under %.2f", w.WaitingThreads, waitingThreadsWarn)
+	}
+	return s
+}
+
+// wakeRate is ", N times a second" over a window, or "" for lifetimes.
+func wakeRate(w *CPUWait) string {
+	if w.WindowSeconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.0f times a second)", float64(w.Timeslices)/w.WindowSeconds)
+}
+
+func micros(v float64) string {
+	if v >= 1e-3 {
+		return fmt.Sprintf("%.1fms", v*1e3)
+	}
+	return fmt.Sprintf("%.0fµs", v*1e6)
 }
 
 // minRunnable is the wait + run time below which the process's own figures

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 )
 
@@ -78,6 +79,9 @@ func sleeperBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(runChild(mode))
+	}
 	code := m.Run()
 	if sleeper.path != "" {
 		os.RemoveAll(filepath.Dir(sleeper.path))
@@ -353,5 +357,131 @@ func TestLiveBadPIDs(t *testing.T) {
 	_, err = Inspect(Options{PID: sleeper.Process.Pid})
 	if err == nil || !strings.Contains(err.Error(), "exited while being read") {
 		t.Errorf("process killed mid-read: err = %v", err)
+	}
+}
+
+// childEnv makes the test binary a load child instead of running tests:
+// "spin" burns a CPU, "wake" blocks and wakes a few thousand times a
+// second with a short run each time (a server's shape); each prints
+// "ready" and stops by itself after childLife, so that a lost child
+// cannot outlive the test for long.
+const (
+	childEnv  = "SCHEDOCTOR_PROCS_TEST_CHILD"
+	childLife = 20 * time.Second
+)
+
+func runChild(mode string) int {
+	end := time.Now().Add(childLife)
+	fmt.Println("ready")
+	switch mode {
+	case "spin":
+		x := 0
+		for time.Now().Before(end) {
+			for i := range 1 << 20 {
+				x += i
+			}
+		}
+		return x & 0 // uses x
+	case "wake":
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				for time.Now().Before(end) {
+					time.Sleep(200 * time.Microsecond)
+					x := 0
+					for i := range 5000 {
+						x += i
+					}
+					_ = x
+				}
+			})
+		}
+		wg.Wait()
+		return 0
+	}
+	return 2
+}
+
+// startLoad starts the test binary as a load child of the given mode,
+// waits for "ready", and kills it when the test ends.
+func startLoad(t *testing.T, mode string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "ready" {
+		t.Fatalf("load child %s never became ready: %v", mode, sc.Err())
+	}
+	return cmd.Process.Pid
+}
+
+// TestLiveCPUPressure: a CPU-bound process among twice as many CPU-bound
+// processes as there are CPUs waits behind their timeslices: SD406 warns,
+// and names the wait per timeslice or the threads waiting.
+func TestLiveCPUPressure(t *testing.T) {
+	list, err := schedAffinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/schedstat", os.Getpid(), os.Getpid())); err != nil {
+		t.Skipf("no per-thread schedstat on this kernel (CONFIG_SCHED_INFO): %v", err)
+	}
+	for range 2 * len(list) {
+		startLoad(t, "spin")
+	}
+	pid := startLoad(t, "spin")
+	s, err := Inspect(Options{PID: pid, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.CPUWait
+	if w == nil || w.Timeslices == 0 {
+		t.Fatalf("CPU wait %+v, want timeslices counted", w)
+	}
+	f := findingOf(Findings(s), "SD406")
+	if f == nil || f.Severity != finding.Warning {
+		t.Fatalf("SD406 %+v, want a warning with %d busy processes on %d CPUs; wait %+v", f, 2*len(list)+1, len(list), *w)
+	}
+	if !strings.Contains(f.Message, "per timeslice") && !strings.Contains(f.Message, "threads waiting at once") {
+		t.Errorf("SD406 does not say why the CPUs were short: %s", f.Message)
+	}
+	t.Logf("%s; %.0fµs per timeslice, %.2f threads waiting", f.Message, w.WaitPerTimeslice*1e6, w.WaitingThreads)
+}
+
+// TestLiveWakeLatency: a process that blocks and wakes a few thousand times
+// a second on a quiet machine waits at each wake-up, often a large share of
+// its short runs, but that is no CPU pressure: SD406 at most at info. On a
+// busy machine the wait may really be pressure; the test then skips with
+// the measured load.
+func TestLiveWakeLatency(t *testing.T) {
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/schedstat", os.Getpid(), os.Getpid())); err != nil {
+		t.Skipf("no per-thread schedstat on this kernel (CONFIG_SCHED_INFO): %v", err)
+	}
+	m := labtest.StartMeter()
+	pid := startLoad(t, "wake")
+	s, err := Inspect(Options{PID: pid, Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.CPUWait
+	if w == nil || w.Timeslices == 0 {
+		t.Fatalf("CPU wait %+v, want timeslices counted", w)
+	}
+	t.Logf("wake child: %d timeslices, %.0fµs per timeslice, %.1f%% share, %.2f threads waiting",
+		w.Timeslices, w.WaitPerTimeslice*1e6, 100*w.Share, w.WaitingThreads)
+	if f := findingOf(Findings(s), "SD406"); f != nil && f.Severity >= finding.Warning {
+		m.SkipIfBusy(t, "SD406 warned on a process that only wakes often: %s", f.Message)
+		t.Errorf("SD406 warned on a quiet machine for wake-up latency: %s", f.Message)
 	}
 }

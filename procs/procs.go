@@ -147,7 +147,8 @@ type PressureInfo struct {
 }
 
 // CPUWait is how long the process's threads waited on a run queue, from
-// field 2 of /proc/PID/task/*/schedstat (field 1 is the time on a CPU).
+// field 2 of /proc/PID/task/*/schedstat (field 1 is the time on a CPU,
+// field 3 the number of times a thread was put on a CPU).
 type CPUWait struct {
 	Files   string `json:"files"` // the pattern read, as the target sees it
 	Threads int    `json:"threads"`
@@ -161,6 +162,13 @@ type CPUWait struct {
 	Share float64 `json:"share"`
 	// WaitingThreads is wait / window: threads waiting on average (window only).
 	WaitingThreads float64 `json:"waiting_threads,omitempty"`
+	// Timeslices is how many times the threads were put on a CPU
+	// (schedstat field 3, "timeslices run"), in the window or lifetime.
+	// Each wake-up and each return after a preemption is one.
+	Timeslices int64 `json:"timeslices"`
+	// WaitPerTimeslice is wait / Timeslices in seconds: how long a thread
+	// waited each time before it got a CPU; 0 when Timeslices is 0.
+	WaitPerTimeslice float64 `json:"wait_per_timeslice_seconds,omitempty"`
 }
 
 // Memory is the tightest memory limit over the target's memory cgroup levels.

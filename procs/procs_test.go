@@ -224,6 +224,13 @@ func TestRulesPositiveAndNegative(t *testing.T) {
 		{"host pressure 42%, nothing of the process's own", "v1-quota", map[string]string{"proc/pressure/cpu": "some avg10=38.10 avg60=42.50 avg300=40.02 total=902211873\n"}, "SD406", false, 0},
 		{"own cgroup 28% and own wait 29%", "own-pressure", nil, "SD406", true, finding.Warning},
 		{"own wait 29%, cgroup pressure low", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1590331221\n"}, "SD406", true, finding.Warning},
+		// A large share of many short waits is wake-up latency (info): a
+		// server that wakes thousands of times a second on an idle machine.
+		{"own wait 29% at 31µs per timeslice: wake-up latency, info", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 1000000000 30211\n", "proc/4242/task/4247/schedstat": "1600000000 600000000 22187\n"}, "SD406", true, finding.Info},
+		{"own cgroup 28% and own wait 29% at 31µs per timeslice: info", "own-pressure", map[string]string{"proc/4242/task/4242/schedstat": "2400000000 1000000000 30211\n", "proc/4242/task/4247/schedstat": "1600000000 600000000 22187\n"}, "SD406", true, finding.Info},
+		{"own wait 29% at 99µs per timeslice: info", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 1000000000 9500\n", "proc/4242/task/4247/schedstat": "1600000000 600000000 6662\n"}, "SD406", true, finding.Info},
+		{"own wait 29% at 101µs per timeslice: warning", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 1000000000 9500\n", "proc/4242/task/4247/schedstat": "1600000000 600000000 6342\n"}, "SD406", true, finding.Warning},
+		{"own wait 29%, no timeslice counted: undecidable, no finding", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 1000000000 0\n", "proc/4242/task/4247/schedstat": "1600000000 600000000 0\n"}, "SD406", false, 0},
 		{"own cgroup 28%, process waited 0: info", "own-pressure", map[string]string{"proc/4242/task/4242/schedstat": "2400000000 0 30211\n", "proc/4242/task/4247/schedstat": "1600000000 0 22187\n"}, "SD406", true, finding.Info},
 		{"own wait 9%: below the share", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "2400000000 200000000 30211\n", "proc/4242/task/4247/schedstat": "1600000000 190000000 22187\n"}, "SD406", false, 0},
 		{"own wait 50% of 0.2s: too little runnable time to judge", "own-pressure", map[string]string{"sys/fs/cgroup/cpu.pressure": "some avg10=1.00 avg60=2.00 avg300=1.00 total=1\n", "proc/4242/task/4242/schedstat": "100000000 100000000 30\n", "proc/4242/task/4247/schedstat": "0 0 0\n"}, "SD406", false, 0},
@@ -344,5 +351,58 @@ func TestRootCgroupPressureIsHosts(t *testing.T) {
 		if f.Rule == "SD406" {
 			t.Errorf("SD406 from the host's pressure: %s", f.Message)
 		}
+	}
+}
+
+// TestSD406WakeLatencyOverAWindow: over a sampling window, a wait that is a
+// large share of short runs counts as CPU pressure only when a timeslice
+// waited about another thread's run (100 µs) or a quarter of a thread was
+// waiting at all times. The figures are nats-server's on a quiet machine
+// (25 µs per timeslice, 0.13 threads waiting) and under load.
+func TestSD406WakeLatencyOverAWindow(t *testing.T) {
+	wait := func(waitS, runS float64, slices int64) *Summary {
+		w := &CPUWait{Files: "/proc/7/task/*/schedstat", Threads: 10, WindowSeconds: 1, WaitSeconds: waitS, RunSeconds: runS,
+			Share: waitS / (waitS + runS), WaitingThreads: waitS, Timeslices: slices}
+		if slices > 0 {
+			w.WaitPerTimeslice = waitS / float64(slices)
+		}
+		return &Summary{Target: Target{PID: 7}, CPUWait: w}
+	}
+	for _, tc := range []struct {
+		name     string
+		s        *Summary
+		want     bool
+		severity finding.Severity
+		words    []string
+	}{
+		{"nats quiet: 62%, 25µs, 0.13 threads", wait(0.127, 0.078, 5080), true, finding.Info,
+			[]string{"25µs per timeslice", "5080 timeslices", "5080 times a second", "wake-up latency, not CPU pressure", "0.13 threads waiting on average, under 0.25"}},
+		{"0.24 threads at 30µs", wait(0.24, 0.2, 8000), true, finding.Info, []string{"30µs per timeslice"}},
+		{"0.25 threads at 30µs", wait(0.25, 0.2, 8333), true, finding.Warning, []string{"0.25 threads waiting at once on average"}},
+		{"nats at load 12: 0.87 threads", wait(0.866, 0.123, 29000), true, finding.Warning, []string{"0.87 threads waiting at once"}},
+		{"0.2 threads at 177µs per timeslice", wait(0.2, 0.1, 1130), true, finding.Warning, []string{"177µs of wait per timeslice in 1130 timeslices"}},
+		{"5% share at 300µs: below the share", wait(0.005, 0.095, 16), false, 0, nil},
+		{"too little runnable time", wait(0.02, 0.02, 10), false, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := pressure(tc.s)
+			if (f != nil) != tc.want {
+				t.Fatalf("finding %v, want one: %v", f, tc.want)
+			}
+			if f == nil {
+				return
+			}
+			if f.Severity != tc.severity {
+				t.Errorf("severity %v, want %v: %s", f.Severity, tc.severity, f.Message)
+			}
+			for _, w := range tc.words {
+				if !strings.Contains(f.Message, w) {
+					t.Errorf("message lacks %q: %s", w, f.Message)
+				}
+			}
+			if !slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Label == "run-queue wait per timeslice" }) {
+				t.Errorf("no per-timeslice evidence: %+v", f.Evidence)
+			}
+		})
 	}
 }

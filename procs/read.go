@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -500,7 +501,7 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 		return
 	}
 	w := &CPUWait{Files: procDir + "/task/*/schedstat", Threads: n}
-	wait, run := first.wait, first.run
+	wait, run, slices := first.wait, first.run, first.slices
 	if r.live && window > 0 {
 		start := time.Now()
 		t := time.NewTimer(window)
@@ -519,11 +520,12 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 		elapsed := time.Since(start).Seconds()
 		// A thread that exited in the window takes its counters with it:
 		// compare thread by thread, and count only threads seen twice.
-		wait, run = 0, 0
+		wait, run, slices = 0, 0, 0
 		for tid, b := range second.byTID {
 			if a, ok := first.byTID[tid]; ok {
-				wait += max(b[1]-a[1], 0)
-				run += max(b[0]-a[0], 0)
+				wait += max(b.wait-a.wait, 0)
+				run += max(b.run-a.run, 0)
+				slices += max(b.slices-a.slices, 0)
 			}
 		}
 		w.Threads, w.WindowSeconds = n2, elapsed
@@ -533,12 +535,29 @@ func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
 	if wait+run > 0 {
 		w.Share = w.WaitSeconds / (w.WaitSeconds + w.RunSeconds)
 	}
+	// The wait per timeslice tells a wake-up's latency from waiting behind
+	// another thread's timeslice: a thread that blocks and wakes thousands
+	// of times a second waits tens of µs at each wake-up on an idle machine
+	// (an idle CPU leaving its idle state), which adds up to a large share
+	// of its short runs without any CPU being busy.
+	w.Timeslices = slices
+	if slices > 0 {
+		w.WaitPerTimeslice = w.WaitSeconds / float64(slices)
+	}
 	s.CPUWait = w
+}
+
+// threadStat is one thread's schedstat: time on a CPU, time waiting on a
+// run queue, and times put on a CPU.
+type threadStat struct {
+	run, wait time.Duration
+	slices    int64
 }
 
 type schedstats struct {
 	wait, run time.Duration
-	byTID     map[string][2]time.Duration // [on CPU, waiting]
+	slices    int64
+	byTID     map[string]threadStat
 }
 
 // maxThreads bounds how many threads' schedstat files are read: a real
@@ -552,7 +571,7 @@ func (r *reader) schedstat(procDir string) (schedstats, int, error) {
 	if err != nil {
 		return schedstats{}, 0, fmt.Errorf("reading %s: %v", dir, unwrapPath(err))
 	}
-	st := schedstats{byTID: map[string][2]time.Duration{}}
+	st := schedstats{byTID: map[string]threadStat{}}
 	var bad []string
 	for _, name := range ents {
 		file := dir + "/" + name + "/schedstat"
@@ -564,15 +583,20 @@ func (r *reader) schedstat(procDir string) (schedstats, int, error) {
 			continue // or the thread exited since the directory was listed
 		}
 		run, wait, err := cgroup.ParseSchedstat(data)
+		var slices int64
+		if err == nil {
+			slices, err = schedstatSlices(data)
+		}
 		if err != nil {
 			// One malformed thread is skipped and named; the others still
 			// measure the process.
 			bad = append(bad, fmt.Sprintf("%s: %v", file, err))
 			continue
 		}
-		st.byTID[name] = [2]time.Duration{run, wait}
+		st.byTID[name] = threadStat{run: run, wait: wait, slices: slices}
 		st.run += run
 		st.wait += wait
+		st.slices += slices
 	}
 	if len(bad) > 0 {
 		more := ""
@@ -586,6 +610,22 @@ func (r *reader) schedstat(procDir string) (schedstats, int, error) {
 		return schedstats{}, 0, fmt.Errorf("%s: no thread's schedstat could be read", dir)
 	}
 	return st, len(st.byTID), nil
+}
+
+// schedstatSlices reads field 3 of a schedstat line that
+// cgroup.ParseSchedstat accepted (so it has three fields): the number of
+// times the thread was put on a CPU (the kernel's sched_info.pcount,
+// "# of timeslices run on this cpu" in Documentation/scheduler/sched-stats.rst).
+func schedstatSlices(data []byte) (int64, error) {
+	f := strings.Fields(string(data))
+	if len(f) != 3 {
+		return 0, fmt.Errorf("want 3 fields, got %d", len(f))
+	}
+	n, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("field 3 %q is not a count of timeslices", f[2])
+	}
+	return n, nil
 }
 
 // listDir lists at most limit names of the directory p (a target path),

@@ -61,4 +61,25 @@ func TestDemoBadFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
 	}
+	// An unknown stage's message names every stage the demo has.
+	if _, _, stderr := run(t, "", "demo", "-stages", "lint,bogus"); !strings.Contains(stderr, `unknown stage "bogus" in -stages (want lint, profile, trace, check)`) {
+		t.Errorf("-stages lint,bogus: stderr %q does not name the stages", stderr)
+	}
+}
+
+// TestDemoHelp: the default runs every stage, the check stage included,
+// and the help says when the exit status is 0 on a busy machine.
+func TestDemoHelp(t *testing.T) {
+	code, stdout, stderr := run(t, "", "demo", "-h")
+	help := stdout + stderr
+	if code != ExitClean {
+		t.Fatalf("demo -h: exit %d\n%s", code, help)
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, want := range []string{`(default "lint,profile,trace,check")`, "-fail level", "(default none)",
+		"differs only in runs measured on a busy machine", "-html FILE"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("demo -h lacks %q:\n%s", want, help)
+		}
+	}
 }

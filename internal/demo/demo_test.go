@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/report/htmlreport"
 )
 
 func needGo(t *testing.T) {
@@ -73,6 +75,38 @@ func TestRuntimeStages(t *testing.T) {
 	}
 	if len(res.Summary.Programs) != 2 {
 		t.Errorf("ran %d programs, want 2", len(res.Summary.Programs))
+	}
+	// Each run's pictures are in its cell, titled by program and stage,
+	// and the HTML renderer finds them in that order.
+	var titles []string
+	for _, p := range res.Summary.Programs {
+		for _, st := range []Stage{StageProfile, StageTrace} {
+			cell := p.Cells[st]
+			if cell.Error != "" {
+				continue
+			}
+			v := cell.Visual
+			want := p.Name + ": " + string(st)
+			switch {
+			case v == nil:
+				t.Errorf("%s: no pictures", want)
+				continue
+			case v.Title != want:
+				t.Errorf("%s: pictures titled %q", want, v.Title)
+			case st == StageProfile && (v.Flame == nil || v.Flame.Nodes == 0 || len(v.Causes) == 0):
+				t.Errorf("%s: no flame graph or no CPU by cause: %+v", want, v)
+			case st == StageTrace && (v.Timeline == nil || len(v.Timeline.Procs) == 0 || v.Latency == nil):
+				t.Errorf("%s: no P timeline or no latency histogram: %+v", want, v)
+			}
+			titles = append(titles, want)
+		}
+	}
+	var got []string
+	for _, s := range htmlreport.Collect(res.Summary) {
+		got = append(got, s.Title)
+	}
+	if !slices.Equal(got, titles) {
+		t.Errorf("the HTML report finds the pictures %q, want %q", got, titles)
 	}
 }
 
@@ -140,6 +174,13 @@ func TestCheckStage(t *testing.T) {
 		t.Logf("on a busy machine (%s), not a failure:\n%s", cell.Machine, b.String())
 	case !cell.OK() || sum.Mismatch != 0:
 		t.Errorf("check of the lab service differs (machine %s):\n%s", cell.Machine, b.String())
+	}
+	// The service's pictures: the check's profile and trace in one set.
+	if cell.Error == "" && len(sum.Service.Failed) == 0 {
+		v := cell.Visual
+		if v == nil || v.Title != ServiceName+": check" || v.Flame == nil || v.Timeline == nil || v.Latency == nil {
+			t.Errorf("the service's pictures = %+v; want a flame graph, a P timeline and a latency histogram titled %q", v, ServiceName+": check")
+		}
 	}
 	if sum.Service.Requests == 0 {
 		t.Errorf("no request answered during the check: %+v", sum.Service)

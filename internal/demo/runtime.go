@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
+	"github.com/schedoctor/schedoctor/internal/viz"
 )
 
 // runtime runs every program's anti-pattern (its healthy controls as they
@@ -40,14 +41,29 @@ func (r *runner) runtime(ctx context.Context, st Stage) error {
 			continue
 		}
 		var fs []finding.Finding
+		var set *viz.Set
 		if st == StageProfile {
-			fs, err = diagnoseProfile(ctx, out)
+			fs, set, err = diagnoseProfile(ctx, out)
 		} else {
-			fs, err = diagnoseTrace(ctx, out, cpu)
+			fs, set, err = diagnoseTrace(ctx, out, cpu)
 		}
 		r.record(p.Name, st, fs, m, err)
+		r.picture(p.Name, st, set)
 	}
 	return nil
+}
+
+// picture files a stage's pictures for a program in its cell, titled
+// "<program>: <stage>" so that the HTML report's many flame graphs and
+// timelines say whose they are. The set is copied: the title is the
+// demo's, not the source's.
+func (r *runner) picture(name string, st Stage, set *viz.Set) {
+	if set == nil {
+		return
+	}
+	c := *set
+	c.Title = name + ": " + string(st)
+	r.rows[name].Cells[st].Visual = &c
 }
 
 // build compiles the lab once, from the embedded copy.

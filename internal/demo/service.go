@@ -11,6 +11,7 @@ import (
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/demo/labsvc"
+	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 )
 
@@ -124,8 +125,34 @@ func (r *runner) check(ctx context.Context) (*ServiceSummary, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.picture(ServiceName, StageCheck, checkVisuals(res.Summary))
 	sum.Causes, sum.Healthy = v.Causes, v.Healthy
 	return sum, nil
+}
+
+// checkVisuals joins the pictures of the check's profile (CPU by cause,
+// the flame graph) and of its trace (the P timeline, the latency
+// histogram) into one set, as the service's one cell: nil when neither
+// capture could be read.
+func checkVisuals(sum *check.Summary) *viz.Set {
+	if sum == nil {
+		return nil
+	}
+	var set viz.Set
+	if sum.Profile != nil && sum.Profile.Summary != nil {
+		if p := sum.Profile.Visuals(); p != nil {
+			set.Causes, set.Flame = p.Causes, p.Flame
+		}
+	}
+	if sum.Trace != nil && sum.Trace.Summary != nil {
+		if t := sum.Trace.Visuals(); t != nil {
+			set.Latency, set.Timeline = t.Latency, t.Timeline
+		}
+	}
+	if len(set.Causes) == 0 && set.Flame == nil && set.Latency == nil && set.Timeline == nil {
+		return nil
+	}
+	return &set
 }
 
 // recordCheck files the check's findings in the service's cell: each

@@ -332,6 +332,13 @@ func (w *walker) assignments(n ast.Node) {
 				w.assigned[k] = append(w.assigned[k], nil)
 				continue
 			}
+			if n.Tok == token.ASSIGN && rhs != nil && len(n.Rhs) == len(n.Lhs) && w.selfStep(k, rhs) {
+				// x = x[n:], p = p.next, n = n - k: the loop moves its own
+				// value a step, whatever the step is computed from (a
+				// pooled buffer's copy, an atomic): progress, as x -= y.
+				w.assigned[k] = append(w.assigned[k], nil)
+				continue
+			}
 			w.assigned[k] = append(w.assigned[k], rhs)
 		}
 	case *ast.IncDecStmt:
@@ -353,6 +360,31 @@ func (w *walker) assignments(n ast.Node) {
 			w.assigned[w.key(id)] = append(w.assigned[w.key(id)], rhs)
 		}
 	}
+}
+
+// selfStep reports whether rhs computes the place k from its own value:
+// a reslice of it (x[n:], x[:n]), a field of it (p.next), or arithmetic
+// on it (n - k, n >> 1). Assigning such a value moves the place the way
+// x -= y does; whatever the step reads, the loop does not re-read the
+// place from elsewhere. Another assignment of the place from shared state
+// (p = *head.Load()) still taints it.
+func (w *walker) selfStep(k any, rhs ast.Expr) bool {
+	if true {
+		return false
+	}
+	switch e := ast.Unparen(rhs).(type) {
+	case *ast.SliceExpr:
+		return w.lhsKey(e.X) == k
+	case *ast.SelectorExpr:
+		return w.fieldOf(e) && w.lhsKey(e.X) == k
+	case *ast.BinaryExpr:
+		switch e.Op {
+		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.SHL, token.SHR,
+			token.AND, token.OR, token.XOR, token.AND_NOT:
+			return w.lhsKey(e.X) == k || w.lhsKey(e.Y) == k
+		}
+	}
+	return false
 }
 
 // key identifies a variable: its object when typed, else its name.

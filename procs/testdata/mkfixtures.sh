@@ -260,12 +260,14 @@ w $cg/memory/memory.limit_in_bytes "9223372036854771712\n"
 
 # 12. own-pressure: a Kubernetes container (cgroup namespace) limited to
 # 2 CPUs on a 4-CPU node, its own cgroup's cpu.pressure at 28% and its
-# threads waiting 1.6 s against 4.0 s on a CPU: SD406 on its own figures.
+# threads waiting 1.6 s against 4.0 s on a CPU in 5239 timeslices (305 µs
+# of wait per timeslice: behind other threads' runs, not a wake-up's
+# latency): SD406 on its own figures.
 d=$T/own-pressure
 v2ctr $d matcher f 0-3 0-3 "200000 100000" max
 environ $d PATH=/usr/bin:/bin
 v2stat $d/sys/fs/cgroup/cpu.stat 5600000 5600 0 0
 psi $d/sys/fs/cgroup/cpu.pressure 31.02 28.40 20.11 1590331221
 psi $d/proc/pressure/cpu 30.00 27.70 19.90 4590331221
-w $d/$P/task/4242/schedstat "2400000000 1000000000 30211\n"
-w $d/$P/task/4247/schedstat "1600000000 600000000 22187\n"
+w $d/$P/task/4242/schedstat "2400000000 1000000000 3021\n"
+w $d/$P/task/4247/schedstat "1600000000 600000000 2218\n"

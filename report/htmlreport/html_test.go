@@ -241,3 +241,38 @@ func TestNonFinite(t *testing.T) {
 		t.Error("the source's summary was changed")
 	}
 }
+
+// twoSets is a summary with several picture sets, as a demo's.
+type twoSets struct {
+	A, B *viz.Set
+}
+
+// TestPicturesNav: a report of several picture sets (a demo: dozens,
+// after dozens of findings) lists them at the top, each a link to its
+// heading, titles escaped; a report of one set has no such list.
+func TestPicturesNav(t *testing.T) {
+	causes := []viz.CauseCPU{{Cause: "user", Cores: 1, Share: 100}}
+	render := func(sum any) string {
+		var b bytes.Buffer
+		if err := Render(&b, report.Report{Source: "demo", Summary: sum}, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := render(twoSets{A: &viz.Set{Title: "busyselect: profile", Causes: causes}, B: &viz.Set{Title: hostile, Causes: causes}})
+	nav := regexp.MustCompile(`(?s)<nav class="sets" aria-label="pictures">.*?</nav>`).FindString(out)
+	if nav == "" {
+		t.Fatalf("no list of the pictures in a report of two sets")
+	}
+	if !strings.Contains(nav, `<a href="#set0">busyselect: profile</a>`) || !strings.Contains(nav, `<a href="#set1">main.&lt;script&gt;`) {
+		t.Errorf("the list does not link each set by its escaped title: %s", nav)
+	}
+	for _, id := range []string{`<h2 id="set0">`, `<h2 id="set1">`} {
+		if !strings.Contains(out, id) {
+			t.Errorf("the list links to %s, which is not in the page", id)
+		}
+	}
+	if strings.Contains(render(twoSets{A: &viz.Set{Title: "one", Causes: causes}}), `aria-label="pictures"`) {
+		t.Error("a report of one picture set lists its pictures")
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/demo"
 	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/procs"
 	"github.com/schedoctor/schedoctor/profile"
@@ -294,6 +295,85 @@ func TestReports(t *testing.T) {
 			t.Logf("render %s ms, flame %s rects, timeline %s paths", p.attrs["data-render-ms"], p.attrs["data-flame-rects"], p.attrs["data-timeline-paths"])
 		})
 	}
+}
+
+// demoReport is a demo's report made from the fixtures, as `schedoctor
+// demo -html` writes it: one row per lab program with both a profile and
+// a trace fixture, each stage's pictures in its cell titled
+// "<program>: <stage>", and every finding of every analysis. The demo's
+// runs are replaced by the recordings it would make, so that the page is
+// the same on every machine.
+func demoReport(t *testing.T) (report.Report, []string) {
+	t.Helper()
+	sum := &demo.Summary{Stages: []demo.Stage{demo.StageLint, demo.StageProfile, demo.StageTrace}}
+	var fs []finding.Finding
+	var titles []string
+	for _, name := range []string{"sleeppoll", "mutex", "gcpressure", "overprocs", "workerpool"} {
+		prof := profileReport(t, name+".pb.gz")
+		tr := traceResult(t, filepath.Join(repo, "exectrace/testdata", name+".trace"))
+		pv := *prof.Summary.(*profile.Summary).Visuals()
+		pv.Title = name + ": profile"
+		tv := *tr.Summary.Visuals()
+		tv.Title = name + ": trace"
+		titles = append(titles, pv.Title, tv.Title)
+		rules := func(fs []finding.Finding) []string {
+			var out []string
+			for _, f := range fs {
+				if f.Severity >= finding.Warning {
+					out = append(out, f.Rule)
+				}
+			}
+			return out
+		}
+		sum.Programs = append(sum.Programs, demo.ProgramSummary{Name: name, Cells: map[demo.Stage]*demo.StageSummary{
+			demo.StageLint:    {Expected: []string{}, Found: []string{}},
+			demo.StageProfile: {Expected: rules(prof.Findings), Found: rules(prof.Findings), Visual: &pv},
+			demo.StageTrace:   {Expected: rules(tr.Findings), Found: rules(tr.Findings), Visual: &tv},
+		}})
+		fs = append(fs, prof.Findings...)
+		fs = append(fs, tr.Findings...)
+	}
+	return report.Report{Source: finding.Source("demo"), Findings: fs, Summary: sum}, titles
+}
+
+// TestDemoReport: the demo's report draws every program's pictures, in the
+// table's order under their titles, with its table as the figures; it stays
+// small (the pictures are bounded per set, and the sets per report).
+func TestDemoReport(t *testing.T) {
+	b := browser(t)
+	r, titles := demoReport(t)
+	p, path := open(t, b, r)
+	checkClean(t, p)
+	checkCounts(t, p, r)
+	for _, attr := range []string{"data-flame-rects", "data-timeline-paths", "data-histogram-bars"} {
+		if atoi(t, p, attr) == 0 {
+			t.Errorf("%s = 0: the demo's pictures are missing", attr)
+		}
+	}
+	// Each program's pictures under its own heading, in order.
+	heads := regexp.MustCompile(`<h2 id="set[0-9]+">([^<]*)</h2>`).FindAllStringSubmatch(p.dom, -1)
+	var got []string
+	for _, h := range heads {
+		got = append(got, h[1])
+	}
+	if strings.Join(got, "|") != strings.Join(titles, "|") {
+		t.Errorf("the pictures' headings are %q, want %q", got, titles)
+	}
+	if !strings.Contains(p.dom, "program ") || !strings.Contains(p.dom, "sleeppoll ") {
+		t.Error("the demo's table is not among the figures")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ten picture sets of one-second recordings: well under the 5 MB a
+	// report of the largest trace may take (TestLargeTrace).
+	const maxHTML = 1 << 20
+	if st.Size() > maxHTML {
+		t.Errorf("the demo report of %d picture sets is %d bytes, over %d", len(titles), st.Size(), maxHTML)
+	}
+	t.Logf("%d picture sets, %d bytes; render %s ms, flame %s rects, timeline %s paths, histogram %s bars",
+		len(titles), st.Size(), p.attrs["data-render-ms"], p.attrs["data-flame-rects"], p.attrs["data-timeline-paths"], p.attrs["data-histogram-bars"])
 }
 
 // TestHostileNames: names with markup, quotes and control characters are
