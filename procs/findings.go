@@ -32,8 +32,8 @@ const (
 	// time, with 0.13–0.17 threads waiting on average and the CPUs 79–93%
 	// idle; a test program waking 10,000 times a second, 18 µs and 0.19
 	// threads. With 4 CPU-bound processes beside it the same program waited
-	// 177 µs per timeslice with 0.48 threads waiting; a CPU-bound thread
-	// 1.4–2.8 ms with 0.86–1.04; nats-server at load 12, 0.87 threads.
+	// 177 µs per timeslice with 0.48 threads waiting; a CPU-bound program
+	// 1.4–4.8 ms with 0.86–1.39; nats-server at load 12, 0.87 threads.
 	// So the wait counts as CPU pressure only when a timeslice waited about
 	// as long as another thread's run (waitPerSliceWarn), or when enough
 	// threads were waiting at once that the CPUs cannot have been idle
@@ -425,7 +425,7 @@ func shortWords(w *CPUWait) string {
 func notShortWords(w *CPUWait) string {
 	s := fmt.Sprintf("under %s per timeslice", micros(waitPerSliceWarn))
 	if w.WindowSeconds > 0 {
-		s += fmt.Sprintf(" and %.2f threads waiting on average, under %.2f", w.WaitingThreads, waitingThreadsWarn)
+		s += fmt.Sprintf(" and under %.2f threads waiting on average", waitingThreadsWarn)
 	}
 	return s
 }

@@ -137,6 +137,22 @@ func TestMalformedSchedstatThread(t *testing.T) {
 	}
 }
 
+// TestMalformedSchedstatSlices: a thread whose timeslice count (field 3)
+// is not a count is skipped like any malformed line, so the wait per
+// timeslice never divides by a bogus number.
+func TestMalformedSchedstatSlices(t *testing.T) {
+	for _, bad := range []string{"1600000000 600000000 -5\n", "1600000000 600000000 lots\n"} {
+		root := variant(t, "own-pressure", map[string]string{"proc/4242/task/4247/schedstat": bad})
+		s := inspectFixture(t, root)
+		if s.CPUWait == nil || s.CPUWait.Threads != 1 || s.CPUWait.Timeslices != 3021 {
+			t.Fatalf("%q: cpu wait %+v: want the one good thread's 3021 timeslices", bad, s.CPUWait)
+		}
+		if !containsAny(s.Warnings, "/proc/4242/task/4247/schedstat: field 3") {
+			t.Errorf("%q: warnings %q", bad, s.Warnings)
+		}
+	}
+}
+
 // TestMaxFileBytes: a file above the cap is refused and named, the rest is
 // analysed, and the rules that needed it are undecided.
 func TestMaxFileBytes(t *testing.T) {

@@ -376,7 +376,7 @@ func TestSD406WakeLatencyOverAWindow(t *testing.T) {
 		words    []string
 	}{
 		{"nats quiet: 62%, 25µs, 0.13 threads", wait(0.127, 0.078, 5080), true, finding.Info,
-			[]string{"25µs per timeslice", "5080 timeslices", "5080 times a second", "wake-up latency, not CPU pressure", "0.13 threads waiting on average, under 0.25"}},
+			[]string{"25µs per timeslice", "5080 timeslices", "5080 times a second", "wake-up latency, not CPU pressure", "0.13 threads waiting on average", "under 0.25 threads waiting on average"}},
 		{"0.24 threads at 30µs", wait(0.24, 0.2, 8000), true, finding.Info, []string{"30µs per timeslice"}},
 		{"0.25 threads at 30µs", wait(0.25, 0.2, 8333), true, finding.Warning, []string{"0.25 threads waiting at once on average"}},
 		{"nats at load 12: 0.87 threads", wait(0.866, 0.123, 29000), true, finding.Warning, []string{"0.87 threads waiting at once"}},

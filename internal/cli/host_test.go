@@ -19,7 +19,9 @@ import (
 
 // hostFixtures are the fixture trees of package host; each holds an args
 // file with the command line its goldens run.
-var hostFixtures, _ = filepath.Abs(filepath.Join("..", "..", "host", "testdata", "fixtures"))
+// Relative, like procsFixtures, so the goldens do not depend on the
+// checkout's path.
+var hostFixtures = filepath.Join("..", "..", "host", "testdata", "fixtures")
 
 func runHostCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -41,7 +41,12 @@
 // YieldSpin, unless the yield only follows a failed compare-and-swap that
 // the loop leaves when it wins (RetryCAS); a loop that waits on shared
 // state (an atomic, a flag, a helper's result) and does nothing else is
-// AtomicSpin; anything else is Compute. A loop that drains the very
+// AtomicSpin; anything else is Compute. A variable the loop moves from its
+// own value (x = x[n:], p = p.next, n = n - k, like x -= k) is progress,
+// whatever the step is computed from: `for len(buf) > 0 { ...; buf =
+// buf[n:] }` works its way out and is Compute, while a variable that any
+// pass re-reads from shared state (p = *head.Load()) still waits. A loop
+// that drains the very
 // channel it tries to send to is a bounded retry too (RetryCAS).
 // Unknown calls count as work, never as a spin: a miss is preferred to a
 // false alarm.

@@ -359,6 +359,10 @@ func TestDemoReport(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(titles, "|") {
 		t.Errorf("the pictures' headings are %q, want %q", got, titles)
 	}
+	// And listed at the top, each a link to its heading.
+	if n := strings.Count(p.dom, `<a href="#set`); n != len(titles) {
+		t.Errorf("the list of pictures has %d links, want %d", n, len(titles))
+	}
 	if !strings.Contains(p.dom, "program ") || !strings.Contains(p.dom, "sleeppoll ") {
 		t.Error("the demo's table is not among the figures")
 	}
