@@ -5,37 +5,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
 // helpWidth is the width every help text and table of the command line
 // fits by default: a terminal of 80 columns shows them unbroken.
 const helpWidth = 80
 
-// width is the display width of s: one column per rune (the help texts
-// hold no wide characters; close enough for the names they quote).
-func width(s string) int { return utf8.RuneCountInString(s) }
+// width is the display width of s (textsafe.Width: one column per rune;
+// the help texts hold no wide characters).
+func width(s string) int { return textsafe.Width(s) }
 
 // wrapWords word-wraps s to w columns, the first line starting with first
-// and the rest with rest. A word longer than a line (a URL, a path) stays
-// whole on its own line.
-func wrapWords(first, rest, s string, w int) string {
-	var b strings.Builder
-	line, empty := first, true
-	for _, word := range strings.Fields(s) {
-		if !empty && width(line)+1+width(word) > w {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line, empty = rest, true
-		}
-		if !empty {
-			line += " "
-		}
-		line += word
-		empty = false
-	}
-	b.WriteString(strings.TrimRight(line, " ") + "\n")
-	return b.String()
-}
+// and the rest with rest (textsafe.Wrap). A word longer than a line (a URL,
+// a path) stays whole on its own line.
+func wrapWords(first, rest, s string, w int) string { return textsafe.Wrap(first, rest, s, w) }
 
 // reflow rewraps prose to w columns. Paragraphs are separated by blank
 // lines; inside one, a line that starts a list item ("- ") or changes the
