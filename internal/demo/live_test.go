@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // The live step: the in-process monitor catches the burst, writes a
@@ -17,11 +19,15 @@ func TestLiveStep(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r := &runner{dir: t.TempDir()}
+	m := labtest.StartMeter()
 	sum := r.live(ctx)
 	var b strings.Builder
 	sum.writeText(&b)
 	t.Log(b.String())
 	if sum.Error != "" || sum.Snapshot == "" {
+		// Under a crowded machine the burst may not queue enough, or the
+		// recorder's window may miss it; on a quiet one this is a bug.
+		m.SkipIfBusy(t, "live step: %s", sum.Error)
 		t.Fatalf("live step: %+v", sum)
 	}
 	if !strings.HasSuffix(sum.Snapshot, ".trace") || sum.Bytes == 0 || sum.Diagnosis != "done" || sum.Trigger == "" {
