@@ -99,7 +99,9 @@ func TestEndlessFirstGeneration(t *testing.T) {
 	// The reader read at most the limit (32 MB of batches), not the 1 GB
 	// offered; it allocates about 4 times what it reads (each batch's
 	// buffer grows once while it is copied), garbage included.
-	if alloc > 160<<20 {
+	// Under -race the same run allocated 227 MB (measured in CI): the bound
+	// is the one without the detector.
+	if alloc > 160<<20 && !raceEnabled {
 		t.Errorf("allocated %d MB, want < 160", alloc>>20)
 	}
 	t.Logf("allocated %.0f MB: %v", float64(alloc)/(1<<20), err)

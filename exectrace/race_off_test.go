@@ -1,0 +1,5 @@
+//go:build !race
+
+package exectrace
+
+const raceEnabled = false
