@@ -543,24 +543,17 @@ type funcCPU struct {
 func (a *analysis) onlyUserFunc() *funcCPU {
 	const onlyFuncPart = 60.0
 	per := map[string]float64{}
-	samples := map[string]int64{}
 	var tot float64
 	for _, l := range a.sum.UserLines {
 		v := l.Share - l.SpinShare
 		per[l.Function] += v
-		samples[l.Function] += l.Samples
 		tot += v
 	}
 	if tot <= 0 {
 		return nil
 	}
 	for fn, v := range per {
-		// A starved profile can catch one sample of another goroutine (a
-		// sleeper's timer call) as "the only user code": too thin to name
-		// the spin's place, so the finding stays unlocated (measured: the
-		// lab's gosched under load, 62 samples, one of them in the
-		// sleeping closure, was located at its time.Sleep).
-		if 100*v/tot < onlyFuncPart || samples[fn] < a.th.MinSamples {
+		if 100*v/tot < onlyFuncPart {
 			continue
 		}
 		f := &funcCPU{fn: fn, part: 100 * v / tot}

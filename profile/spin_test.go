@@ -356,27 +356,3 @@ func TestUserStacksWalkInlinedCallers(t *testing.T) {
 		t.Errorf("shares %.1f, %.1f, want 60 and 20", st[0].Share, st[1].Share)
 	}
 }
-
-// TestGoschedCutOneStraySampleNamesNoLine is the close negative: a starved
-// profile whose only user frames are a few samples (here about 4) of
-// another goroutine leaves the yield spin unlocated rather than name a
-// line with no evidence (the lab's gosched under load was located at its
-// sleeper's time.Sleep from one sample).
-func TestGoschedCutOneStraySampleNamesNoLine(t *testing.T) {
-	res, err := Analyze([]*profile.Profile{mix(8, stkGoschedCut, 7.0, stkGoschedLock, 1.6, stkPoll, 0.005)}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f *finding.Finding
-	for i := range res.Findings {
-		if res.Findings[i].Rule == "SD204" {
-			f = &res.Findings[i]
-		}
-	}
-	if f == nil {
-		t.Fatalf("no SD204\n%s", describe(res))
-	}
-	if len(f.Locations) != 0 || strings.Contains(f.Message, "only user code running") {
-		t.Errorf("SD204 located from a few stray samples: %v, %q", f.Locations, f.Message)
-	}
-}
