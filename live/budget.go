@@ -25,6 +25,18 @@ import (
 // that the estimate errs towards pausing.
 const recorderBytesPerRate = 75
 
+// recorderWindow is the span of trace the model charges a transition for:
+// the recorder keeps about FlightRecorderAge (2s by default) of it, so at
+// a steady rate R it holds R×recorderBytesPerRate, which is
+// recorderBytesPerRate/2s = 37.5 bytes for each transition of the last
+// two seconds. Counting transitions rather than extrapolating one check's
+// rate matters for bursts: the runtime's background sweeper yields in a
+// loop when the host is loaded (runtime.bgsweep calls goschedIfBusy while
+// another sweeper holds the last spans), and was measured here putting
+// 6,400–17,500 transitions into 100ms of an otherwise idle test binary:
+// about 0.2–0.7 MB of trace, but 5–13 MB once read as a rate that lasts.
+const recorderWindow = 2 * time.Second
+
 // budgetInterval is how often the budget is checked (at most Interval):
 // one read of one histogram, a few microseconds, while the recorder fills
 // at up to about 10 MB per second at the rates measured here, so a check
@@ -32,66 +44,111 @@ const recorderBytesPerRate = 75
 // before the pause (measured: 12.6–29.6 MB with a check per reading).
 const budgetInterval = 100 * time.Millisecond
 
-// pauseAfter and resumeAfter are how many consecutive checks the estimate
-// must be above the budget before the recorder is paused (one: 0.1s), and
-// below half of it before it records again (5s). One check suffices: at
-// the budget a check counts about 1,400 sampled transitions, a rate, not a
-// blip, and each check waited for is more trace held (measured with the
-// RPC workload: 7.2–10.3 MB held after two checks at 0.6–1.1M
-// transitions/s, 7.0–11.6 MB after one at 1.3–2.4M, 3.4–4.6 MB after one
-// with the first reading taken at Start, at 0.34–0.93M). Five seconds below
-// half keep a workload that hovers at the budget from turning the
-// recorder on and off.
-const (
-	pauseAfter  = 1
-	resumeAfter = 50
-)
+// resumeAfter is how many consecutive checks the held estimate must be
+// below half the budget before the recorder records again (5s): a
+// workload that hovers at the budget does not turn the recorder on and
+// off.
+const resumeAfter = 50
 
-// budgetReader reads the latency histogram's total count.
+// budgetReader counts scheduling transitions from the latency histogram,
+// which samples one runnable→running transition in eight.
 type budgetReader struct {
 	s     []metrics.Sample
 	at    time.Time
 	count uint64
 	ok    bool
+	// recent holds the transitions counted by each check of the last
+	// recorderWindow, oldest first.
+	recent []budgetStep
 }
 
-// rate returns the scheduling transitions per second since the last call
-// (false on the first).
-func (b *budgetReader) rate(now time.Time) (float64, bool) {
+type budgetStep struct {
+	at time.Time
+	n  float64
+}
+
+// budgetReading is what one check measured.
+type budgetReading struct {
+	// step is the transitions since the previous check, and rate the
+	// same per second.
+	step, rate float64
+	// held is the transitions of the last recorderWindow.
+	held float64
+}
+
+// read returns the transitions since the last call and over the last
+// recorderWindow (false on the first call, or when the histogram is
+// missing or went backwards).
+func (b *budgetReader) read(now time.Time) (budgetReading, bool) {
 	if b.s == nil {
 		b.s = []metrics.Sample{{Name: mLatency}}
 	}
 	metrics.Read(b.s)
 	if b.s[0].Value.Kind() != metrics.KindFloat64Histogram {
-		return 0, false
+		return budgetReading{}, false
 	}
 	var n uint64
 	for _, c := range b.s[0].Value.Float64Histogram().Counts {
 		n += c
 	}
+	return b.observe(now, n)
+}
+
+// observe takes the histogram's total count n (sampled transitions) at
+// now.
+func (b *budgetReader) observe(now time.Time, n uint64) (budgetReading, bool) {
 	prevAt, prev, ok := b.at, b.count, b.ok
 	b.at, b.count, b.ok = now, n, true
 	if !ok || !now.After(prevAt) || n < prev {
-		return 0, false
+		return budgetReading{}, false
 	}
-	return 8 * float64(n-prev) / now.Sub(prevAt).Seconds(), true
+	step := 8 * float64(n-prev)
+	b.recent = append(b.recent, budgetStep{at: now, n: step})
+	drop := 0
+	for drop < len(b.recent) && now.Sub(b.recent[drop].at) >= recorderWindow {
+		drop++
+	}
+	b.recent = b.recent[drop:]
+	r := budgetReading{step: step, rate: step / now.Sub(prevAt).Seconds()}
+	for _, s := range b.recent {
+		r.held += s.n
+	}
+	return r, true
 }
 
-// checkBudget pauses the flight recorder while the memory it would hold
-// at the measured scheduling rate is above Options.FlightRecorderMemory,
-// and restarts it once the rate has fallen. The trade-off: while paused,
-// a trigger gets no snapshot (counted as skipped), and after a restart
-// the recorder holds only what happened since. It runs on the sampling
-// goroutine and changes m.fr only when no snapshot is being written
-// (m.busy false): FlightRecorder.Stop must not run beside WriteTo, which
-// only the worker calls, for a job tick handed it.
+// overBudget reports whether the recorder would pass limit bytes by the
+// next check if the pace of the last one went on.
+func (r budgetReading) overBudget(limit float64) bool {
+	return heldBytes(r.held)+heldBytes(r.step) > limit
+}
+
+// heldBytes is the memory the model says the recorder holds for n
+// transitions of the last recorderWindow.
+func heldBytes(n float64) float64 {
+	return n * recorderBytesPerRate / recorderWindow.Seconds()
+}
+
+// checkBudget pauses the flight recorder before the memory it holds
+// passes Options.FlightRecorderMemory, and restarts it once that has
+// fallen to half. The model (recorderWindow): the recorder holds 37.5
+// bytes for each scheduling transition of the last two seconds; it is
+// paused when that, plus as many bytes again as the last check added,
+// would pass the budget, that is, when the next check would likely find
+// it over. A sustained 1M transitions/s is paused at the second check
+// (about 7.5 MB held under the default 8 MiB), a 100ms burst is not.
+// The trade-off: while paused, a trigger gets no snapshot (counted as
+// skipped), and after a restart the recorder holds only what happened
+// since. It runs on the sampling goroutine and changes m.fr only when no
+// snapshot is being written (m.busy false): FlightRecorder.Stop must not
+// run beside WriteTo, which only the worker calls, for a job tick handed
+// it.
 func (m *Monitor) checkBudget() {
 	defer m.guard("the flight recorder's budget")
-	rate, ok := m.bud.rate(time.Now())
+	r, ok := m.bud.read(time.Now())
 	if !ok {
 		return
 	}
-	est := rate * recorderBytesPerRate
+	held := heldBytes(r.held)
 	limit := float64(m.o.FlightRecorderMemory)
 	// Log after unlocking (defers run last first): Logf is the host's
 	// code and may be slow.
@@ -103,29 +160,23 @@ func (m *Monitor) checkBudget() {
 	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.st.RecorderRate, m.st.RecorderEstimate = round(rate, 0), round(est, 0)
+	m.st.RecorderRate, m.st.RecorderEstimate = round(r.rate, 0), round(held, 0)
 	m.st.RecorderBudget = m.o.FlightRecorderMemory
-	switch {
-	case m.fr != nil && est > limit:
-		m.overBudget++
-		m.underBudget = 0
-	case m.paused && est < limit/2:
+	if m.paused && held < limit/2 {
 		m.underBudget++
-		m.overBudget = 0
-	default:
-		m.overBudget, m.underBudget = 0, 0
+	} else {
+		m.underBudget = 0
 	}
 	if m.busy {
 		return
 	}
-	if m.fr != nil && m.overBudget >= pauseAfter {
+	if m.fr != nil && r.overBudget(limit) {
 		m.fr.Stop()
 		m.fr = nil
 		m.paused = true
 		m.pauses++
-		m.overBudget = 0
-		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions/s would keep about %s in the flight recorder, above the budget of %s (Options.FlightRecorderMemory); metrics keep running; recording resumes below half the budget",
-			rate, fmtBytes(est), fmtBytes(limit))
+		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions in the last %v (%.0f/s at the last check) keep about %s in the flight recorder, and one more check at that pace would pass the budget of %s (Options.FlightRecorderMemory); metrics keep running; recording resumes below half the budget",
+			r.held, recorderWindow, r.rate, fmtBytes(held), fmtBytes(limit))
 		log = "live: flight recorder " + m.st.FlightRecorder
 		return
 	}
@@ -140,7 +191,7 @@ func (m *Monitor) checkBudget() {
 		}
 		m.fr = fr
 		m.st.FlightRecorder = "recording"
-		log = fmt.Sprintf("live: flight recorder recording again (%.0f transitions/s, about %s)", rate, fmtBytes(est))
+		log = fmt.Sprintf("live: flight recorder recording again (%.0f transitions/s, about %s)", r.rate, fmtBytes(held))
 	}
 }
 

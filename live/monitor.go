@@ -46,7 +46,7 @@ type Monitor struct {
 	// The flight recorder's memory budget (budget.go): paused says the
 	// monitor stopped its recorder to keep within it.
 	paused                  bool
-	overBudget, underBudget int
+	underBudget int
 	pauses                  int64
 	p99s                    Distribution
 	runPerP                 Distribution
@@ -104,9 +104,8 @@ func Start(ctx context.Context, o Options) (*Monitor, error) {
 	}
 	m.tick()
 	// The budget's first reading: the first check, 100ms from now, then
-	// has a rate to judge, and a program that already schedules too fast
-	// for the budget pauses the recorder before it holds a second's trace.
-	m.bud.rate(time.Now())
+	// counts what the recorder took in since it started.
+	m.bud.read(time.Now())
 	ctx, m.cancel = context.WithCancel(ctx)
 	m.wg.Add(2)
 	go m.loop(ctx)

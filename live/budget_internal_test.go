@@ -1,0 +1,71 @@
+package live
+
+import (
+	"testing"
+	"time"
+)
+
+// The model charges each transition of the last two seconds, so a short
+// burst (the runtime's sweeper yielding in a loop on a loaded host) does
+// not pause the recorder under the default budget, while a sustained rate
+// that would fill it does, before it passes the budget.
+func TestBudgetModel(t *testing.T) {
+	const limit = 8 << 20
+	t0 := time.Unix(1000, 0)
+	run := func(perCheck []uint64) (pausedAt int, held float64) {
+		var b budgetReader
+		b.observe(t0, 0)
+		var n uint64
+		for i, k := range perCheck {
+			n += k
+			r, ok := b.observe(t0.Add(time.Duration(i+1)*100*time.Millisecond), n)
+			if !ok {
+				t.Fatalf("check %d: no reading", i+1)
+			}
+			if r.overBudget(limit) {
+				return i + 1, heldBytes(r.held)
+			}
+		}
+		return 0, 0
+	}
+	// 17,500 transitions in one 100ms check (measured: the sweeper under
+	// load), then quiet: about 0.66 MB held, never paused.
+	burst := make([]uint64, 40)
+	burst[3] = 17500 / 8
+	if at, _ := run(burst); at != 0 {
+		t.Errorf("a 100ms burst of 17,500 transitions paused the recorder at check %d", at)
+	}
+	// Close negative of the next case: 100,000 transitions/s for ever
+	// keeps 7.5 MB, under the budget.
+	steady := make([]uint64, 60)
+	for i := range steady {
+		steady[i] = 10000 / 8
+	}
+	if at, _ := run(steady); at != 0 {
+		t.Errorf("100,000 transitions/s (7.5 MB at steady state) paused the recorder at check %d", at)
+	}
+	// 1M transitions/s: paused at the second check, holding 7.5 MB.
+	fast := make([]uint64, 60)
+	for i := range fast {
+		fast[i] = 100000 / 8
+	}
+	if at, held := run(fast); at != 2 || held > limit {
+		t.Errorf("1M transitions/s: paused at check %d holding %.1f MB, want the second check under %d bytes", at, held/1e6, limit)
+	}
+	// 120,000/s: over the budget only once two seconds of it are held.
+	slow := make([]uint64, 60)
+	for i := range slow {
+		slow[i] = 12000 / 8
+	}
+	if at, held := run(slow); at < 15 || at > 20 || held > limit {
+		t.Errorf("120,000 transitions/s: paused at check %d holding %.1f MB, want checks 15–20 under the budget", at, held/1e6)
+	}
+	// A burst ages out: two seconds later it counts no more.
+	var b budgetReader
+	b.observe(t0, 0)
+	b.observe(t0.Add(100*time.Millisecond), 50000)
+	r, _ := b.observe(t0.Add(2200*time.Millisecond), 50000)
+	if r.held != 0 {
+		t.Errorf("2.1s after a burst: %.0f transitions still held", r.held)
+	}
+}
