@@ -45,11 +45,11 @@ type Monitor struct {
 	errCount int64
 	// The flight recorder's memory budget (budget.go): paused says the
 	// monitor stopped its recorder to keep within it.
-	paused                  bool
+	paused      bool
 	underBudget int
-	pauses                  int64
-	p99s                    Distribution
-	runPerP                 Distribution
+	pauses      int64
+	p99s        Distribution
+	runPerP     Distribution
 }
 
 type job struct {
