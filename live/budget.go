@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"runtime/trace"
 	"time"
@@ -44,9 +45,19 @@ const recorderWindow = 2 * time.Second
 // before the pause (measured: 12.6–29.6 MB with a check per reading).
 const budgetInterval = 100 * time.Millisecond
 
-// resumeAfter is how many consecutive checks the held estimate must be
-// below half the budget before the recorder records again (5s): a
-// workload that hovers at the budget does not turn the recorder on and
+// recorderCPUPerTransition is the CPU the flight recorder adds to each
+// scheduling transition: its events (block, unblock, start, each with a
+// stack) and the copying of its buffers. Measured here with
+// BenchmarkTransitionCost: 232–305ns (median 284) on a channel ping-pong
+// on one P, 267–373ns (median 310) on the RPC workload on two; the
+// largest is kept, so that the estimate errs towards pausing. A program
+// whose stacks are deeper, or that makes many syscalls (each two events,
+// no transition), pays more per transition than this.
+const recorderCPUPerTransition = 375 * time.Nanosecond
+
+// resumeAfter is how many consecutive checks both estimates must be
+// below half their budgets before the recorder records again (5s): a
+// workload that hovers at a budget does not turn the recorder on and
 // off.
 const resumeAfter = 50
 
@@ -58,8 +69,9 @@ type budgetReader struct {
 	count uint64
 	ok    bool
 	// recent holds the transitions counted by each check of the last
-	// recorderWindow, oldest first.
+	// recorderWindow, oldest first, and sum their total.
 	recent []budgetStep
+	sum    float64
 }
 
 type budgetStep struct {
@@ -104,16 +116,17 @@ func (b *budgetReader) observe(now time.Time, n uint64) (budgetReading, bool) {
 	}
 	step := 8 * float64(n-prev)
 	b.recent = append(b.recent, budgetStep{at: now, n: step})
+	b.sum += step
 	drop := 0
 	for drop < len(b.recent) && now.Sub(b.recent[drop].at) >= recorderWindow {
+		b.sum -= b.recent[drop].n
 		drop++
 	}
 	b.recent = b.recent[drop:]
-	r := budgetReading{step: step, rate: step / now.Sub(prevAt).Seconds()}
-	for _, s := range b.recent {
-		r.held += s.n
+	if len(b.recent) == 0 || b.sum < 0 {
+		b.sum = 0 // rounding
 	}
-	return r, true
+	return budgetReading{step: step, rate: step / now.Sub(prevAt).Seconds(), held: b.sum}, true
 }
 
 // overBudget reports whether the recorder would pass limit bytes by the
@@ -122,20 +135,35 @@ func (r budgetReading) overBudget(limit float64) bool {
 	return heldBytes(r.held)+heldBytes(r.step) > limit
 }
 
+// cpuShare is the share of GOMAXPROCS's CPU that the model says the
+// recorder costs at the transitions of the last recorderWindow.
+func (r budgetReading) cpuShare(procs int) float64 {
+	return r.held / recorderWindow.Seconds() * recorderCPUPerTransition.Seconds() / float64(max(procs, 1))
+}
+
 // heldBytes is the memory the model says the recorder holds for n
 // transitions of the last recorderWindow.
 func heldBytes(n float64) float64 {
 	return n * recorderBytesPerRate / recorderWindow.Seconds()
 }
 
-// checkBudget pauses the flight recorder before the memory it holds
-// passes Options.FlightRecorderMemory, and restarts it once that has
-// fallen to half. The model (recorderWindow): the recorder holds 37.5
-// bytes for each scheduling transition of the last two seconds; it is
-// paused when that, plus as many bytes again as the last check added,
-// would pass the budget, that is, when the next check would likely find
-// it over. A sustained 1M transitions/s is paused at the second check
+// checkBudget pauses the flight recorder while it would cost more than
+// its budgets, and restarts it once both costs have fallen to half.
+//
+// Memory (Options.FlightRecorderMemory): the recorder holds 37.5 bytes
+// for each scheduling transition of the last two seconds (recorderWindow);
+// it is paused when that, plus as many bytes again as the last check
+// added, would pass the budget, that is, when the next check would likely
+// find it over. A sustained 1M transitions/s is paused at the second check
 // (about 7.5 MB held under the default 8 MiB), a 100ms burst is not.
+//
+// CPU (Options.FlightRecorderCPU): the recorder adds
+// recorderCPUPerTransition to every transition, so over the last two
+// seconds it cost transitions/s × 375ns of the GOMAXPROCS CPUs; it is
+// paused above the budget (1%: about 53,000 transitions/s with
+// GOMAXPROCS=2, 213,000 with 8). Two seconds of transitions are averaged,
+// so a burst's cost, which is over, does not pause it.
+//
 // The trade-off: while paused, a trigger gets no snapshot (counted as
 // skipped), and after a restart the recorder holds only what happened
 // since. It runs on the sampling goroutine and changes m.fr only when no
@@ -149,7 +177,12 @@ func (m *Monitor) checkBudget() {
 		return
 	}
 	held := heldBytes(r.held)
-	limit := float64(m.o.FlightRecorderMemory)
+	procs := runtime.GOMAXPROCS(0)
+	cpu := r.cpuShare(procs)
+	memLimit, cpuLimit := float64(m.o.FlightRecorderMemory), m.o.FlightRecorderCPU
+	overMem := memLimit > 0 && r.overBudget(memLimit)
+	overCPU := cpuLimit > 0 && cpu > cpuLimit
+	under := (memLimit <= 0 || held < memLimit/2) && (cpuLimit <= 0 || cpu < cpuLimit/2)
 	// Log after unlocking (defers run last first): Logf is the host's
 	// code and may be slow.
 	var log string
@@ -161,8 +194,9 @@ func (m *Monitor) checkBudget() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.st.RecorderRate, m.st.RecorderEstimate = round(r.rate, 0), round(held, 0)
-	m.st.RecorderBudget = m.o.FlightRecorderMemory
-	if m.paused && held < limit/2 {
+	m.st.RecorderCPU = round(cpu, 5)
+	m.st.RecorderBudget, m.st.RecorderCPUBudget = m.o.FlightRecorderMemory, m.o.FlightRecorderCPU
+	if m.paused && under {
 		m.underBudget++
 	} else {
 		m.underBudget = 0
@@ -170,13 +204,21 @@ func (m *Monitor) checkBudget() {
 	if m.busy {
 		return
 	}
-	if m.fr != nil && r.overBudget(limit) {
+	if m.fr != nil && (overMem || overCPU) {
 		m.fr.Stop()
 		m.fr = nil
 		m.paused = true
 		m.pauses++
-		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions in the last %v (%.0f/s at the last check) keep about %s in the flight recorder, and one more check at that pace would pass the budget of %s (Options.FlightRecorderMemory); metrics keep running; recording resumes below half the budget",
-			r.held, recorderWindow, r.rate, fmtBytes(held), fmtBytes(limit))
+		var why string
+		if overMem {
+			why = fmt.Sprintf("they keep about %s in the flight recorder, and one more check at that pace would pass the budget of %s (Options.FlightRecorderMemory)",
+				fmtBytes(held), fmtBytes(memLimit))
+		} else {
+			why = fmt.Sprintf("at %v each (measured) the flight recorder costs about %.1f%% of %d Ps' CPU, above the budget of %.1f%% (Options.FlightRecorderCPU)",
+				recorderCPUPerTransition, 100*cpu, procs, 100*cpuLimit)
+		}
+		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions in the last %v (%.0f/s at the last check): %s; metrics keep running; recording resumes below half the budget",
+			r.held, recorderWindow, r.rate, why)
 		log = "live: flight recorder " + m.st.FlightRecorder
 		return
 	}
@@ -191,7 +233,7 @@ func (m *Monitor) checkBudget() {
 		}
 		m.fr = fr
 		m.st.FlightRecorder = "recording"
-		log = fmt.Sprintf("live: flight recorder recording again (%.0f transitions/s, about %s)", r.rate, fmtBytes(held))
+		log = fmt.Sprintf("live: flight recorder recording again (%.0f transitions/s, about %s, %.2f%% CPU)", r.rate, fmtBytes(held), 100*cpu)
 	}
 }
 

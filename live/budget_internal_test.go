@@ -60,11 +60,25 @@ func TestBudgetModel(t *testing.T) {
 	if at, held := run(slow); at < 15 || at > 20 || held > limit {
 		t.Errorf("120,000 transitions/s: paused at check %d holding %.1f MB, want checks 15–20 under the budget", at, held/1e6)
 	}
+	// The CPU model: 53,000 transitions/s for two seconds cost 375ns
+	// each, 0.99% of two Ps; on eight Ps a quarter of that.
+	var c budgetReader
+	c.observe(t0, 0)
+	var r budgetReading
+	for i := 1; i <= 20; i++ {
+		r, _ = c.observe(t0.Add(time.Duration(i)*100*time.Millisecond), uint64(i)*5300/8)
+	}
+	if got := r.cpuShare(2); got < 0.0098 || got > 0.0100 {
+		t.Errorf("53,000 transitions/s on 2 Ps: CPU share %.5f, want 0.0099", got)
+	}
+	if got := r.cpuShare(8); got < 0.0024 || got > 0.0025 {
+		t.Errorf("53,000 transitions/s on 8 Ps: CPU share %.5f, want 0.0025", got)
+	}
 	// A burst ages out: two seconds later it counts no more.
 	var b budgetReader
 	b.observe(t0, 0)
 	b.observe(t0.Add(100*time.Millisecond), 50000)
-	r, _ := b.observe(t0.Add(2200*time.Millisecond), 50000)
+	r, _ = b.observe(t0.Add(2200*time.Millisecond), 50000)
 	if r.held != 0 {
 		t.Errorf("2.1s after a burst: %.0f transitions still held", r.held)
 	}

@@ -27,7 +27,7 @@ func waitRecorder(m *live.Monitor, prefix string, timeout time.Duration) live.St
 // and records again once the rate falls. A quiet program keeps recording.
 func TestRecorderBudget(t *testing.T) {
 	const budget = 4 << 20
-	m, err := live.Start(context.Background(), live.Options{Dir: t.TempDir(), Interval: 100 * time.Millisecond, FlightRecorderMemory: budget})
+	m, err := live.Start(context.Background(), live.Options{Dir: t.TempDir(), Interval: 100 * time.Millisecond, FlightRecorderMemory: budget, FlightRecorderCPU: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,49 @@ func TestRecorderBudget(t *testing.T) {
 	}
 }
 
+// The CPU budget: the RPC workload's transitions cost the recorder more
+// than 1% of the CPU, and it is paused saying so; a CPU-bound workload,
+// which schedules only at preemptions, keeps it recording.
+func TestRecorderCPUBudget(t *testing.T) {
+	m, err := live.Start(context.Background(), live.Options{Dir: t.TempDir(), Interval: 100 * time.Millisecond, FlightRecorderMemory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	// Close negative: three seconds of CPU-bound work on every P.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		cpuWork(100000)
+	}
+	if st := m.State(); st.FlightRecorder != "recording" || st.RecorderCPU > st.RecorderCPUBudget {
+		t.Fatalf("CPU-bound: flight recorder %q, %.4f of the CPU at %.0f transitions/s", st.FlightRecorder, st.RecorderCPU, st.RecorderRate)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			rpcWork(20000)
+		}
+	}()
+	st := waitRecorder(m, "paused", 20*time.Second)
+	cancel()
+	<-done
+	if !strings.HasPrefix(st.FlightRecorder, "paused") {
+		if st.RecorderCPU <= st.RecorderCPUBudget {
+			failOrSkip(t, "the RPC workload reached only %.0f transitions/s (%.4f of the CPU)", st.RecorderRate, st.RecorderCPU)
+		}
+		t.Fatalf("under the RPC workload: flight recorder %q at %.4f of the CPU", st.FlightRecorder, st.RecorderCPU)
+	}
+	if !strings.Contains(st.FlightRecorder, "Options.FlightRecorderCPU") || st.RecorderCPUBudget != 0.01 {
+		t.Errorf("paused state: %q, budget %v", st.FlightRecorder, st.RecorderCPUBudget)
+	}
+	t.Logf("paused: %s", st.FlightRecorder)
+}
+
 // With no budget the recorder is never paused, however fast the program
 // schedules.
 func TestRecorderNoBudget(t *testing.T) {
-	m, err := live.Start(context.Background(), live.Options{Dir: t.TempDir(), Interval: 100 * time.Millisecond, FlightRecorderMemory: -1})
+	m, err := live.Start(context.Background(), live.Options{Dir: t.TempDir(), Interval: 100 * time.Millisecond, FlightRecorderMemory: -1, FlightRecorderCPU: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func (m *Monitor) loop(ctx context.Context) {
 	// readings: the recorder fills at the rate it measures, so each check
 	// waited for is more trace held (budget.go).
 	var budget <-chan time.Time
-	if !m.o.NoFlightRecorder && m.o.FlightRecorderMemory > 0 {
+	if !m.o.NoFlightRecorder && (m.o.FlightRecorderMemory > 0 || m.o.FlightRecorderCPU > 0) {
 		bt := time.NewTicker(min(budgetInterval, m.o.Interval))
 		defer bt.Stop()
 		budget = bt.C

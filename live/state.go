@@ -42,17 +42,21 @@ type State struct {
 	// program; the metrics keep running either way.
 	FlightRecorder string `json:"flight_recorder"`
 	// RecorderRate is the scheduling transitions per second at the last
-	// reading (eight times the sampled ones), RecorderEstimate the memory
-	// the flight recorder holds at that rate, RecorderBudget
-	// Options.FlightRecorderMemory, RecorderPauses how often the recorder
-	// was paused to keep within it (budget.go).
-	RecorderRate     float64    `json:"recorder_transitions_per_s"`
-	RecorderEstimate float64    `json:"recorder_bytes_estimate"`
-	RecorderBudget   int64      `json:"recorder_budget_bytes"`
-	RecorderPauses   int64      `json:"recorder_pauses"`
-	Dir              string     `json:"dir"`
-	Snapshots        []Snapshot `json:"snapshots"` // kept in Dir, oldest first
-	SnapshotBytes    int64      `json:"snapshot_bytes"`
+	// check (eight times the sampled ones), RecorderEstimate the memory
+	// the flight recorder holds for the transitions of the last two
+	// seconds, RecorderCPU the share of GOMAXPROCS's CPU it costs at
+	// their rate, RecorderBudget and RecorderCPUBudget
+	// Options.FlightRecorderMemory and FlightRecorderCPU, RecorderPauses
+	// how often the recorder was paused to keep within them (budget.go).
+	RecorderRate      float64    `json:"recorder_transitions_per_s"`
+	RecorderEstimate  float64    `json:"recorder_bytes_estimate"`
+	RecorderCPU       float64    `json:"recorder_cpu_share"`
+	RecorderBudget    int64      `json:"recorder_budget_bytes"`
+	RecorderCPUBudget float64    `json:"recorder_cpu_budget"`
+	RecorderPauses    int64      `json:"recorder_pauses"`
+	Dir               string     `json:"dir"`
+	Snapshots         []Snapshot `json:"snapshots"` // kept in Dir, oldest first
+	SnapshotBytes     int64      `json:"snapshot_bytes"`
 	// SnapshotsWritten counts the snapshots written since Start, including
 	// those since removed to keep Dir within its bounds.
 	SnapshotsWritten int64 `json:"snapshots_written"`
