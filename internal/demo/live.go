@@ -52,7 +52,7 @@ func (r *runner) live(ctx context.Context) *LiveSummary {
 	// Ps. A service keeps the default budgets (docs/live.md).
 	m, err := livetrace.Start(ctx, live.Options{Dir: filepath.Join(r.dir, "live"), Interval: 250 * time.Millisecond,
 		FlightRecorderMemory: -1, FlightRecorderCPU: -1,
-		Logf:                 func(format string, args ...any) { r.progress(format, args...) }})
+		Logf: func(format string, args ...any) { r.progress(format, args...) }})
 	if err != nil {
 		sum.Error = err.Error()
 		return sum
