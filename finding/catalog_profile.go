@@ -63,7 +63,7 @@ var profileRules = []Rule{
 			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint; warning from 0.05 cores, " +
 			"critical from 0.95 cores and 60% of the CPU. A loop the source shows blocking or computing is not a spin. " +
 			"Lab: busyselect 88–100% with 0–1% parking; busyhandler 89–96% in selectgo, 0% parking; gosched 96–98% yield; " +
-			"ringbuffer 24–32% per Gosched loop; pingpong (healthy) parks 28–45%.",
+			"ringbuffer (3 producers, 1 consumer) 37–43% in put's loop; pingpong (healthy) parks 28–45%.",
 		Fix: "Remove the select's default, or replace the Gosched loop by blocking on the event (see SD101, SD106).",
 	},
 	{

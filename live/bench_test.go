@@ -128,17 +128,25 @@ func BenchmarkOverhead(b *testing.B) {
 			// (/proc/stat less this process's rusage): the load average
 			// would count this benchmark's own threads, and lags a minute.
 			meter := labtest.StartMeter()
-			modes := []string{"off", "metrics", "on"}
+			// "off2" is a second run without the monitor: off2/off is
+			// the noise floor, what the same work varies by here, against
+			// which the monitored modes' ratios are judged.
+			modes := []string{"off", "metrics", "on", "off2"}
 			ratios := map[string][]float64{}
 			cpuRatios := map[string][]float64{}
+			var model, rates []float64
 			var mem = map[string][]float64{}
 			for r := range rounds {
 				took := map[string]modeRun{}
 				for k := range modes {
 					mode := modes[(r+k)%len(modes)]
 					took[mode] = runMode(b, mode, w.run, n)
-					if mode != "off" {
+					if mode == "metrics" || mode == "on" {
 						mem[mode] = append(mem[mode], took[mode].addedMB)
+					}
+					if mode == "on" {
+						model = append(model, took[mode].modelCPU)
+						rates = append(rates, took[mode].rate)
 					}
 				}
 				for _, mode := range modes[1:] {
@@ -155,7 +163,9 @@ func BenchmarkOverhead(b *testing.B) {
 					b.ReportMetric(median(rs), mode+"/off-median")
 					b.ReportMetric(rs[0], mode+"/off-min")
 					b.ReportMetric(rs[len(rs)-1], mode+"/off-max")
-					b.ReportMetric(slices.Max(mem[mode]), mode+"-MB-added-max")
+					if len(mem[mode]) > 0 {
+						b.ReportMetric(slices.Max(mem[mode]), mode+"-MB-added-max")
+					}
 				}
 				// The CPU the process used for the same work, monitor
 				// included: what the monitor costs a CPU-bound service in
@@ -170,8 +180,16 @@ func BenchmarkOverhead(b *testing.B) {
 					b.ReportMetric(hi, mode+"/off-cpu-hi")
 				}
 			}
-			// The same with the flight recorder and no memory budget: what
-			// the budget saves.
+			// What the monitor itself estimated the recorder cost, and
+			// the scheduling rate it read, at the end of each "on" run.
+			if len(model) > 0 {
+				slices.Sort(model)
+				slices.Sort(rates)
+				b.ReportMetric(median(model), "on-model-cpu-share")
+				b.ReportMetric(median(rates), "on-transitions/s")
+			}
+			// The same with the flight recorder and no budgets: what the
+			// budgets save.
 			for _, mode := range []string{"metrics", "on", "on-nobudget"} {
 				peak, end := sustained(b, mode, w.run, n, 5*time.Second)
 				b.ReportMetric(peak, mode+"-MB-peak-sustained")
@@ -212,6 +230,9 @@ func calibrate(run func(int), d time.Duration) int {
 type modeRun struct {
 	wall, cpu time.Duration
 	addedMB   float64
+	// modelCPU and rate are the monitor's own estimate of the flight
+	// recorder's CPU share and the transitions/s it read ("on" only).
+	modelCPU, rate float64
 }
 
 // runMode runs n units of work in a mode and returns how long the work
@@ -223,7 +244,7 @@ type modeRun struct {
 func runMode(b *testing.B, mode string, run func(int), n int) modeRun {
 	var m *live.Monitor
 	before := totalMemory()
-	if mode != "off" {
+	if mode == "metrics" || mode == "on" {
 		var err error
 		m, err = live.Start(b.Context(), live.Options{Dir: b.TempDir(), NoFlightRecorder: mode == "metrics"})
 		if err != nil {
@@ -242,6 +263,8 @@ func runMode(b *testing.B, mode string, run func(int), n int) modeRun {
 		r.cpu = cpu1 - cpu0
 	}
 	if m != nil {
+		st := m.State()
+		r.modelCPU, r.rate = st.RecorderCPU, st.RecorderRate
 		r.addedMB = float64(int64(totalMemory())-int64(before)) / 1e6
 	}
 	return r
@@ -257,7 +280,7 @@ func sustained(b *testing.B, mode string, run func(int), n int, d time.Duration)
 	before := totalMemory()
 	o := live.Options{Dir: b.TempDir(), NoFlightRecorder: mode == "metrics"}
 	if mode == "on-nobudget" {
-		o.FlightRecorderMemory = -1
+		o.FlightRecorderMemory, o.FlightRecorderCPU = -1, -1
 	}
 	m, err := live.Start(b.Context(), o)
 	if err != nil {

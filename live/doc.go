@@ -19,7 +19,8 @@
 // trigger, then diagnosed in the background by Options.Diagnose. The
 // flight recorder's memory follows the program's scheduling rate, so the
 // monitor pauses it while the rate it reads would keep more than
-// Options.FlightRecorderMemory (8 MiB) in it, and records again once the
+// Options.FlightRecorderMemory (8 MiB) in it or cost more than
+// Options.FlightRecorderCPU (1% of GOMAXPROCS), and records again once the
 // rate falls (budget.go).
 //
 // The package uses the standard library and schedoctor's finding model

@@ -68,10 +68,10 @@ type Options struct {
 	// The runtime keeps the trace generation being written and at least
 	// one complete one (about a second each) whatever
 	// FlightRecorderBytes says, so what it holds grows with the program's
-	// scheduling rate. The monitor estimates it at every reading from the
-	// scheduling transitions per second (budget.go) and pauses the
-	// recorder while the estimate stays above this budget, then records
-	// again once it falls below half. While paused a trigger writes no
+	// scheduling rate. The monitor estimates it every 100ms from the
+	// scheduling transitions of the last two seconds (budget.go), pauses
+	// the recorder before the estimate passes this budget, and records
+	// again once it is below half. While paused a trigger writes no
 	// snapshot. Default 8 MiB; negative: no budget.
 	FlightRecorderMemory int64
 	// FlightRecorderCPU is the CPU budget of the flight recorder, a share
