@@ -83,6 +83,10 @@ type site struct {
 	preempts   int
 	yields     int
 	stopLocs   map[locID]int // where preemptions and yields hit
+	// preemptLocs is where preemptions alone hit: a goroutine that runs
+	// on is preempted every 10ms wherever it is, so these are samples of
+	// where its time goes; a yield is where it chose to stop.
+	preemptLocs map[locID]int
 	// never-blocking goroutines: stopped (preempted or yielded) but never blocked.
 	neverBlocked    int
 	neverBlockedRun time.Duration
@@ -253,12 +257,13 @@ func (a *analyzer) siteFor(k siteKey) int32 {
 	}
 	fn := a.locs.get(k.fn).Function
 	s := &site{
-		key:        k,
-		system:     isRuntimeFunc(fn),
-		gcWorker:   strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
-		blockLocs:  map[blockKey]int{},
-		stopLocs:   map[locID]int{},
-		sampleLocs: map[locID]int{},
+		key:         k,
+		system:      isRuntimeFunc(fn),
+		gcWorker:    strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
+		blockLocs:   map[blockKey]int{},
+		stopLocs:    map[locID]int{},
+		preemptLocs: map[locID]int{},
+		sampleLocs:  map[locID]int{},
 	}
 	i := int32(len(a.sites))
 	a.sites = append(a.sites, s)
@@ -472,6 +477,9 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			}
 			if s != nil {
 				s.stopLocs[loc]++
+				if st.Reason != "runtime.Gosched" {
+					s.preemptLocs[loc]++
+				}
 			}
 		case trace.GoWaiting:
 			a.endWait(id, g, t) // g.why still says what it waited on

@@ -455,6 +455,18 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			if v != nil && v.Spin {
 				confirm(f, v)
 			}
+		case isSpin && v != nil && v.Spin && sp.HotFrom == "stops":
+			// The goroutines stop at the loop, but nothing places their
+			// time there: a consumer that computes until its queue is
+			// empty, then yields, stops at its wait loop every time. The
+			// loop is a spin; how much of the busy time it takes needs
+			// CPU samples, so the finding does not claim it.
+			f := add("SD308", finding.MustLookup("SD308").Severity,
+				fmt.Sprintf("goroutines running %s never block (%.0f%% of the Ps' busy time, %.2f Ps on average): they wait in a loop that %s at %s:%d, where their running stretches end (%d yields, %d preemptions, mean stretch %v); "+
+					"the trace has no CPU samples to say how much of that time the loop takes (profile the program, or record the trace while a CPU profile runs)",
+					st.Function, sp.BusyPct, sp.Cores, v.Detail, shortFile(v.Line.File), v.Line.Line, st.Yields, st.Preempts, dur(st.MeanRun)),
+				loc, ev, v.Fix)
+			confirm(f, v)
 		case isSpin && v != nil && v.Spin:
 			sev := finding.MustLookup("SD308").Severity
 			if sp.Cores >= 0.9 && sp.BusyPct >= spinExplainPct {
@@ -556,6 +568,12 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		}
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s in a loop that %s at %s (%s), see SD308",
 			s.SpinPct, sp.Function, v.Detail, at, shape)
+		if sp.HotFrom == "stops" {
+			// Their stretches end at the loop; their time may be
+			// elsewhere (see spinning).
+			c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines that never block, %s first, which waits in a loop that %s at %s (%s; without CPU samples the trace cannot say how much of that time the loop takes), see SD308",
+				s.SpinPct, sp.Function, v.Detail, at, shape)
+		}
 		c.fix = "Make the spinning goroutines block on what they wait for (see SD308): more CPU would only feed the spin."
 	case v != nil:
 		// The source shows neither a spin nor plain computation (the

@@ -240,3 +240,37 @@ func TestQueueReasonFix(t *testing.T) {
 		}
 	}
 }
+
+// TestHotLineWithoutSamples: without CPU samples, preemptions place a
+// site's time (one every 10ms of running, wherever it is); yields do not,
+// unless the stretches are so short that they end where they ran. The
+// lab's ringbuffer consumer hashes until its queue is empty, then yields:
+// 212 yields at its wait loop, 5 preemptions, 4.6ms stretches.
+func TestHotLineWithoutSamples(t *testing.T) {
+	wait := finding.Location{File: "/src/ring.go", Line: 119, Function: "main.(*ring).get"}
+	work := finding.Location{File: "/src/ring.go", Line: 128, Function: "main.hash"}
+	site := func(preempts, yields int, mean time.Duration) *Summary {
+		s := &Summary{}
+		s.Trace.Duration = time.Second
+		s.Sites = []SiteSummary{{Function: "main.pipeline.func2", Running: time.Second, StopRunPct: 100,
+			Preempts: preempts, Yields: yields, MeanRun: mean, StopAt: wait, PreemptAt: work}}
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		s       *Summary
+		line    int
+		hotFrom string
+	}{
+		{"consumer: few preemptions, long stretches", site(5, 212, 4600*time.Microsecond), 119, "stops"},
+		{"enough preemptions place the time", site(31, 212, 3800*time.Microsecond), 128, "preemptions"},
+		{"a yield every microsecond is at its loop", site(0, 986194, time.Microsecond), 119, "preemptions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, _ := spinning(tc.s, time.Second, time.Second)
+			if len(sp) != 1 || sp[0].HotLine.Line != tc.line || sp[0].HotFrom != tc.hotFrom {
+				t.Fatalf("spinning = %+v, want the hot line %d from %q", sp, tc.line, tc.hotFrom)
+			}
+		})
+	}
+}

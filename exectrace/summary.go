@@ -49,7 +49,11 @@ type SpinSite struct {
 	// HotLine is where the goroutines were: the user line most CPU samples
 	// hit (when the trace has them), else the line most preemptions hit.
 	HotLine    finding.Location `json:"hot_line"`
-	HotFrom    string           `json:"hot_from"` // "cpu samples" or "preemptions"
+	// HotFrom says what placed HotLine: "cpu samples" or "preemptions"
+	// (where the time goes), or "stops" (where preemptions and yields hit
+	// most, too few preemptions to place the time: a yield is where the
+	// goroutine chose to stop, not where its time went).
+	HotFrom string `json:"hot_from"`
 	StopAt     finding.Location `json:"stop_at"`  // where preemptions and yields hit most
 	Running    time.Duration    `json:"running_ns"`
 	BusyPct    float64          `json:"busy_pct"`     // of the Ps' busy time
@@ -211,6 +215,9 @@ type SiteSummary struct {
 	PMoves          int              `json:"p_moves"`
 	MMoves          int              `json:"m_moves"`
 	StopAt          finding.Location `json:"stop_at"` // where preemptions and yields hit most
+	// PreemptAt is where preemptions alone hit most: where the time goes
+	// (see spinning).
+	PreemptAt finding.Location `json:"-"`
 	// StopRunPct is the share of the running time spent in stretches that
 	// ended in preemption or a yield (the rest ended in a block, a
 	// syscall, or the goroutine's end); MeanRun the mean stretch.
@@ -367,7 +374,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Goroutines: st.goroutines, Running: st.running, Latency: st.latency.Percentiles(),
 			Preempts: st.preempts, Yields: st.yields, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
-			StopAt:  a.locs.get(topLoc(st.stopLocs)),
+			StopAt: a.locs.get(topLoc(st.stopLocs)), PreemptAt: a.locs.get(topLoc(st.preemptLocs)),
 			Samples: st.samples, SpinCode: st.spinSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
 		}
 		if st.running > 0 {
@@ -457,6 +464,14 @@ const (
 	spinMinCores = 0.1
 )
 
+// hotPreemptMinimum is how many preemptions place a site's time without
+// CPU samples: ten are 100ms of running, each at a point in time.
+const hotPreemptMinimum = 10
+
+// stopPlacesTime is the mean running stretch under which the line where
+// the stretches stop places the goroutines' time without CPU samples.
+const stopPlacesTime = 100 * time.Microsecond
+
 // spinning picks the sites of the spin shape.
 func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 	out := []SpinSite{}
@@ -480,7 +495,23 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 			sp.SpinCodePct = round2(100 * float64(st.SpinCode) / float64(st.Samples))
 		}
 		if sp.HotLine.File == "" || st.Samples < samplesMinimum {
-			sp.HotLine, sp.HotFrom = st.StopAt, "preemptions"
+			// Without CPU samples, preemptions stand in for them: a
+			// goroutine that runs on is preempted every 10ms wherever it
+			// is. Yields are not samples of its time: a consumer that
+			// hashes until its queue is empty, then yields, stops at its
+			// wait loop although it computes (the lab's ringbuffer: 228
+			// yields at the wait, 31 preemptions in the hashing). With
+			// too few preemptions to place the time, the stops decide.
+			// Stretches as short as stopPlacesTime end where they ran: a
+			// goroutine that yields every microsecond is at its loop all
+			// the time.
+			sp.HotLine, sp.HotFrom = st.StopAt, "stops"
+			if st.MeanRun <= stopPlacesTime {
+				sp.HotFrom = "preemptions"
+			}
+			if st.Preempts >= hotPreemptMinimum && st.PreemptAt.File != "" && isUserFunc(st.PreemptAt.Function) {
+				sp.HotLine, sp.HotFrom = st.PreemptAt, "preemptions"
+			}
 		}
 		if !isUserFunc(sp.HotLine.Function) {
 			sp.HotLine, sp.HotFrom = finding.Location{}, ""
