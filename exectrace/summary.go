@@ -48,13 +48,13 @@ type SpinSite struct {
 	Creator  finding.Location `json:"creator"`
 	// HotLine is where the goroutines were: the user line most CPU samples
 	// hit (when the trace has them), else the line most preemptions hit.
-	HotLine    finding.Location `json:"hot_line"`
+	HotLine finding.Location `json:"hot_line"`
 	// HotFrom says what placed HotLine: "cpu samples" or "preemptions"
 	// (where the time goes), or "stops" (where preemptions and yields hit
 	// most, too few preemptions to place the time: a yield is where the
 	// goroutine chose to stop, not where its time went).
-	HotFrom string `json:"hot_from"`
-	StopAt     finding.Location `json:"stop_at"`  // where preemptions and yields hit most
+	HotFrom    string           `json:"hot_from"`
+	StopAt     finding.Location `json:"stop_at"` // where preemptions and yields hit most
 	Running    time.Duration    `json:"running_ns"`
 	BusyPct    float64          `json:"busy_pct"`     // of the Ps' busy time
 	Cores      float64          `json:"cores"`        // running time over the trace's duration
