@@ -92,16 +92,19 @@ func heldMemory() uint64 {
 	return s[0].Value.Uint64() - s[1].Value.Uint64()
 }
 
-// BenchmarkOverhead measures, for each workload, the three modes
-// interleaved in one process: each round runs the same amount of work
-// without a monitor ("off"), with readings only ("metrics":
-// NoFlightRecorder) and with the defaults ("on", the flight recorder and
-// its memory budget included), in an order rotated every round so that a
-// drift of the host's load falls on every mode alike. It reports the
-// median ratio of each monitored mode's time to the same round's "off"
-// time, the spread of those ratios (the lowest and highest), and the
-// largest memory the monitor added (the memory the runtime holds after a
-// GC, mapped less returned to the OS, against before Start). When other
+// BenchmarkOverhead measures, for each workload, four modes interleaved
+// in one process: each round runs the same amount of work without a
+// monitor ("off"), with readings only ("metrics": NoFlightRecorder), with
+// the defaults ("on", the flight recorder and its budgets included) and
+// without a monitor again ("off2": off2/off is the noise floor), in an
+// order rotated every round so that a drift of the host's load falls on
+// every mode alike. It reports, against the same round's "off", the
+// median, lowest and highest ratio of wall time, and the median ratio of
+// the process's CPU time for the work with the 95% bounds of that median
+// (less noisy: a VM's host taking the CPUs does not count); the
+// monitor's own estimate of the recorder's CPU share; and the largest
+// memory the monitor added (the memory the runtime holds after a GC,
+// mapped less returned to the OS, against before Start). When other
 // processes used more than a quarter of the CPUs over the rounds
 // (labtest.Meter) it says the machine is too busy to judge a 1%
 // difference (busy=1, and other-CPUs says how much they used).
