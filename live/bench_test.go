@@ -2,7 +2,6 @@ package live_test
 
 import (
 	"crypto/sha256"
-	"math"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -42,41 +41,9 @@ func cpuWork(n int) {
 
 // rpcWork makes n request/reply round trips over channels between 16
 // clients and 4 servers, each request about 2µs of hashing: a scheduling
-// event every few microseconds, the costly case for the flight recorder.
-func rpcWork(n int) {
-	type req struct{ reply chan [32]byte }
-	reqs := make(chan req)
-	var servers sync.WaitGroup
-	for range 4 {
-		servers.Add(1)
-		go func() {
-			defer servers.Done()
-			for r := range reqs {
-				var sum [32]byte
-				for range 8 {
-					sum = sha256.Sum256(sum[:])
-				}
-				r.reply <- sum
-			}
-		}()
-	}
-	var clients sync.WaitGroup
-	const c = 16
-	for i := range c {
-		clients.Add(1)
-		go func() {
-			defer clients.Done()
-			r := req{reply: make(chan [32]byte)}
-			for j := i; j < n; j += c {
-				reqs <- r
-				<-r.reply
-			}
-		}()
-	}
-	clients.Wait()
-	close(reqs)
-	servers.Wait()
-}
+// event every few microseconds, the costly case for the flight recorder
+// (cost_test.go's rpcRounds, which the internal benchmarks use too).
+func rpcWork(n int) { live.RPCWork(n) }
 
 // totalMemory is the memory the runtime holds after a GC: what it mapped
 // less the heap it has returned to the OS, so close to the Go part of the
@@ -163,7 +130,7 @@ func BenchmarkOverhead(b *testing.B) {
 			for _, mode := range modes[1:] {
 				if rs := ratios[mode]; len(rs) > 0 {
 					slices.Sort(rs)
-					b.ReportMetric(median(rs), mode+"/off-median")
+					b.ReportMetric(live.Median(rs), mode+"/off-median")
 					b.ReportMetric(rs[0], mode+"/off-min")
 					b.ReportMetric(rs[len(rs)-1], mode+"/off-max")
 					if len(mem[mode]) > 0 {
@@ -177,8 +144,8 @@ func BenchmarkOverhead(b *testing.B) {
 				// bound the median with 95% confidence.
 				if rs := cpuRatios[mode]; len(rs) > 0 {
 					slices.Sort(rs)
-					lo, hi := medianCI(rs)
-					b.ReportMetric(median(rs), mode+"/off-cpu-median")
+					lo, hi := live.MedianCI(rs)
+					b.ReportMetric(live.Median(rs), mode+"/off-cpu-median")
 					b.ReportMetric(lo, mode+"/off-cpu-lo")
 					b.ReportMetric(hi, mode+"/off-cpu-hi")
 				}
@@ -188,8 +155,8 @@ func BenchmarkOverhead(b *testing.B) {
 			if len(model) > 0 {
 				slices.Sort(model)
 				slices.Sort(rates)
-				b.ReportMetric(median(model), "on-model-cpu-share")
-				b.ReportMetric(median(rates), "on-transitions/s")
+				b.ReportMetric(live.Median(model), "on-model-cpu-share")
+				b.ReportMetric(live.Median(rates), "on-transitions/s")
 			}
 			// The same with the flight recorder and no budgets: what the
 			// budgets save.
@@ -317,23 +284,4 @@ func sustained(b *testing.B, mode string, run func(int), n int, d time.Duration)
 		b.Logf("%s: flight recorder paused %d time(s): %s", mode, st.RecorderPauses, st.FlightRecorder)
 	}
 	return float64(int64(hi)-int64(before)) / 1e6, float64(int64(after)-int64(before)) / 1e6
-}
-
-// medianCI returns the order statistics that bound the median of sorted
-// with about 95% confidence, whatever the distribution: ranks
-// n/2 ± 1.96·√n/2 (the normal approximation to the binomial).
-func medianCI(sorted []float64) (lo, hi float64) {
-	n := float64(len(sorted))
-	d := 1.96 * math.Sqrt(n) / 2
-	i := max(0, int(math.Floor(n/2-d)))
-	j := min(len(sorted)-1, int(math.Ceil(n/2+d))-1)
-	return sorted[i], sorted[j]
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

@@ -22,6 +22,23 @@ func waitRecorder(m *live.Monitor, prefix string, timeout time.Duration) live.St
 	}
 }
 
+// underRPC runs the RPC workload until the monitor's recorder is paused,
+// or 20s, and returns the monitor's last state.
+func underRPC(m *live.Monitor) live.State {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			rpcWork(20000)
+		}
+	}()
+	st := waitRecorder(m, "paused", 20*time.Second)
+	cancel()
+	<-done
+	return st
+}
+
 // The flight recorder's memory follows the scheduling rate: above the
 // budget the monitor pauses the recorder, says why with the measured rate,
 // and records again once the rate falls. A quiet program keeps recording.
@@ -38,17 +55,7 @@ func TestRecorderBudget(t *testing.T) {
 		t.Fatalf("idle: flight recorder %q, estimate %.0f bytes at %.0f transitions/s", st.FlightRecorder, st.RecorderEstimate, st.RecorderRate)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			rpcWork(20000)
-		}
-	}()
-	st := waitRecorder(m, "paused", 20*time.Second)
-	cancel()
-	<-done
+	st := underRPC(m)
 	if !strings.HasPrefix(st.FlightRecorder, "paused") && st.RecorderEstimate <= budget {
 		// The host ran the workload too slowly to pass the budget.
 		failOrSkip(t, "the RPC workload reached only %.0f transitions/s (estimate %.0f bytes, budget %d)", st.RecorderRate, st.RecorderEstimate, budget)
@@ -84,17 +91,7 @@ func TestRecorderCPUBudget(t *testing.T) {
 	if st := m.State(); st.FlightRecorder != "recording" || st.RecorderCPU > st.RecorderCPUBudget {
 		t.Fatalf("CPU-bound: flight recorder %q, %.4f of the CPU at %.0f transitions/s", st.FlightRecorder, st.RecorderCPU, st.RecorderRate)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			rpcWork(20000)
-		}
-	}()
-	st := waitRecorder(m, "paused", 20*time.Second)
-	cancel()
-	<-done
+	st := underRPC(m)
 	if !strings.HasPrefix(st.FlightRecorder, "paused") {
 		if st.RecorderCPU <= st.RecorderCPUBudget {
 			failOrSkip(t, "the RPC workload reached only %.0f transitions/s (%.4f of the CPU)", st.RecorderRate, st.RecorderCPU)

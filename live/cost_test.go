@@ -181,6 +181,14 @@ func rpcRounds(n int) {
 	servers.Wait()
 }
 
+// For the external tests (bench_test.go, budget_test.go), which share
+// the workload and the statistics.
+var (
+	RPCWork  = rpcRounds
+	Median   = medianOf
+	MedianCI = medianCIOf
+)
+
 func parseRounds(s string) (int, error) {
 	var n int
 	for _, c := range s {
