@@ -258,27 +258,17 @@ func nameSnapshot(in, sfs []finding.Finding, name string, rep *live.Report, sc *
 }
 
 // causeGroup puts rules that name one kind of cause together, across the
-// monitor's rules and the other sources': the metrics' goroutine growth
-// (SD701) is the dumps' leak, the monitor's GC cost (SD704) the profile's
-// and the trace's (SD207, SD306), its scheduling latency (SD702) the
-// trace's (SD301, SD302). The loop, lock and syscall groups match the
-// families diagnose.Check joins by.
+// monitor's rules and the other sources': diagnose.Family's groups (the
+// metrics' goroutine growth SD701 is the dumps' leak, the monitor's GC
+// cost SD704 the profile's and the trace's), and the monitor's scheduling
+// latency (SD702) with the trace's (SD301, SD302), which diagnose.Check
+// links to a spin rather than groups.
 func causeGroup(rule string) string {
 	switch rule {
-	case "SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307", "SD202":
-		return "loop"
-	case "SD701":
-		return "leak"
-	case "SD206", "SD309", "SD205":
-		return "lock"
-	case "SD704", "SD207", "SD306":
-		return "gc"
-	case "SD209", "SD305":
-		return "syscall"
 	case "SD702", "SD301", "SD302":
 		return "latency"
 	}
-	return ""
+	return diagnose.Family(rule)
 }
 
 // sameCause returns the index of the finding in fs that f is part of, -1
@@ -313,31 +303,12 @@ func sameCause(fs []finding.Finding, f finding.Finding) int {
 			continue
 		}
 		for _, l := range f.Locations {
-			if sharesLine(l, fs[i].Locations) {
+			if diagnose.SameLine(l, fs[i].Locations) {
 				return i
 			}
 		}
 	}
 	return -1
-}
-
-func sharesLine(l finding.Location, in []finding.Location) bool {
-	for _, m := range in {
-		if l.Line > 0 && l.Line == m.Line && sameFile(l.File, m.File) {
-			return true
-		}
-	}
-	return false
-}
-
-// sameFile matches paths by suffix at a separator, as diagnose.Check does:
-// lint's relative path is the profile's absolute one.
-func sameFile(a, b string) bool {
-	a, b = filepath.ToSlash(filepath.Clean(a)), filepath.ToSlash(filepath.Clean(b))
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return a == b || (a != "" && strings.HasSuffix(b, "/"+strings.TrimPrefix(a, "./")))
 }
 
 // ruleSource names the source of a finding that carries no Sources (one
@@ -381,7 +352,7 @@ func fold(f, l finding.Finding) finding.Finding {
 	g.Message = f.Message + "; live monitor " + l.Rule + ": " + l.Message
 	g.Locations = slices.Clone(f.Locations)
 	for _, loc := range l.Locations {
-		if !sharesLine(loc, g.Locations) && len(g.Locations) < 8 {
+		if !diagnose.SameLine(loc, g.Locations) && len(g.Locations) < 8 {
 			g.Locations = append(g.Locations, loc)
 		}
 	}

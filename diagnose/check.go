@@ -40,12 +40,14 @@ type CheckSummary struct {
 // source code first (it says what the line is), then the runtime sources.
 var sourceOrder = []string{"lint", "profile", "trace", "goroutines", "procs"}
 
-// family groups rules that name the same kind of cause. Two findings are
-// one cause when they share a family and a location. Spin and poll are
-// one family: a short-sleep poll is reported by the profile as a spin-like
-// loop (SD204 on a time.Sleep loop) and by the trace as SD307 at the same
-// line; the line tells a busy select from a poll, not the rule.
-func family(rule string) string {
+// Family groups rules that name the same kind of cause ("loop", "leak",
+// "lock", "gc", "syscall"; "" for none). Two findings are one cause when
+// they share a family and a location. Spin and poll are one family: a
+// short-sleep poll is reported by the profile as a spin-like loop (SD204
+// on a time.Sleep loop) and by the trace as SD307 at the same line; the
+// line tells a busy select from a poll, not the rule. The live monitor's
+// GC cost (SD704) is the profile's and the trace's (check joins it).
+func Family(rule string) string {
 	switch rule {
 	case "SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307", "SD202":
 		return "loop"
@@ -53,7 +55,7 @@ func family(rule string) string {
 		return "leak"
 	case "SD206", "SD309", "SD205":
 		return "lock"
-	case "SD207", "SD306":
+	case "SD207", "SD306", "SD704":
 		return "gc"
 	case "SD209", "SD305":
 		return "syscall"
@@ -121,17 +123,17 @@ func Check(in CheckInput) ([]finding.Finding, *CheckSummary) {
 
 // find returns the cause f belongs to, nil for a new one.
 func find(causes []*cause, f finding.Finding) *cause {
-	fam := family(f.Rule)
+	fam := Family(f.Rule)
 	if fam == "" || len(f.Locations) == 0 {
 		return nil
 	}
 	for _, c := range causes {
 		g := c.parts[0].f
-		if family(g.Rule) != fam || len(g.Locations) == 0 {
+		if Family(g.Rule) != fam || len(g.Locations) == 0 {
 			continue
 		}
 		for _, p := range c.parts {
-			if sameLine(f.Locations[0], p.f.Locations) || sameLine(p.f.Locations[0], f.Locations) {
+			if SameLine(f.Locations[0], p.f.Locations) || SameLine(p.f.Locations[0], f.Locations) {
 				return c
 			}
 		}
@@ -139,19 +141,21 @@ func find(causes []*cause, f finding.Finding) *cause {
 	return nil
 }
 
-func sameLine(l finding.Location, in []finding.Location) bool {
+// SameLine reports whether l is on the line of one of in, matching paths
+// as SamePath does.
+func SameLine(l finding.Location, in []finding.Location) bool {
 	for _, m := range in {
-		if l.Line > 0 && l.Line == m.Line && samePath(l.File, m.File) {
+		if l.Line > 0 && l.Line == m.Line && SamePath(l.File, m.File) {
 			return true
 		}
 	}
 	return false
 }
 
-// samePath matches a relative path with an absolute one by suffix at a
+// SamePath matches a relative path with an absolute one by suffix at a
 // path separator: lint's "cmd/svc/main.go" is the trace's
 // "/home/u/svc/cmd/svc/main.go".
-func samePath(a, b string) bool {
+func SamePath(a, b string) bool {
 	a, b = filepath.ToSlash(filepath.Clean(a)), filepath.ToSlash(filepath.Clean(b))
 	if a == b {
 		return true
@@ -206,7 +210,7 @@ func (c *cause) join() finding.Finding {
 			continue
 		}
 		for _, l := range p.f.Locations {
-			if !sameLine(l, j.Locations) && len(j.Locations) < 8 {
+			if !SameLine(l, j.Locations) && len(j.Locations) < 8 {
 				j.Locations = append(j.Locations, l)
 			}
 		}
@@ -246,7 +250,7 @@ func rank(s string) int {
 func link(fs []finding.Finding) int {
 	var spins []int
 	for i, f := range fs {
-		if family(f.Rule) == "loop" && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
+		if Family(f.Rule) == "loop" && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
 			spins = append(spins, i)
 		}
 	}
@@ -314,7 +318,7 @@ func mergeSources(have []string, own string, add []string) []string {
 // computes, or a file not found, leaves the finding as its source made it:
 // a miss rather than a confirmation the code does not show.
 func confirm(f finding.Finding, source string, src SourceReader) finding.Finding {
-	if family(f.Rule) != "loop" || len(f.Locations) == 0 || slices.Contains(f.Sources, "lint") {
+	if Family(f.Rule) != "loop" || len(f.Locations) == 0 || slices.Contains(f.Sources, "lint") {
 		return f
 	}
 	at := f.Locations[0]

@@ -137,15 +137,18 @@ func TestSweepLockContend(t *testing.T) {
 		t.Logf("P%d: %.0f ops/s [%.0f, %.0f]", pt.Procs, pt.Median, pt.Lo, pt.Hi)
 	}
 	drops := stats.NegativeScaling(sp, stats.Higher, 0.05)
-	var has502 bool
+	var has502, warned bool
 	for _, f := range out.Findings {
 		has502 = has502 || f.Rule == "SD502"
+		warned = warned || f.Severity >= finding.Warning
 	}
 	if has502 != (len(drops) > 0) || len(s.Drops) != len(drops) {
 		t.Errorf("SD502 reported %v, summary drops %v, raw drops %v", has502, s.Drops, drops)
 	}
-	if has502 != (code == ExitFindings) {
-		t.Errorf("exit %d with SD502=%v", code, has502)
+	// A drop measured on a disturbed (busy) point is info, and info does
+	// not fail the default -fail level: the exit follows the severities.
+	if warned != (code == ExitFindings) {
+		t.Errorf("exit %d with a warning=%v (SD502=%v): %+v", code, warned, has502, out.Findings)
 	}
 }
 
