@@ -1,9 +1,10 @@
 package profile
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // Defaults of Limits. A CPU profile that Go's runtime writes aggregates
@@ -101,187 +102,59 @@ func (l Limits) withDefaults() (Limits, error) {
 	return l, nil
 }
 
-// Top-level fields of the profile.proto Profile message.
-const (
-	fieldSampleType = 1
-	fieldSample     = 2
-	fieldMapping    = 3
-	fieldLocation   = 4
-	fieldFunction   = 5
-	fieldString     = 6
-	fieldComment    = 13
-	fieldMax        = 15 // doc_url, the newest field
-)
-
-// Wire types.
-const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireLen     = 2
-	wireFixed32 = 5
-)
-
-// scanner walks the top-level fields of a profile as its bytes arrive,
-// counting the records that cost memory once parsed, so that a profile
-// over a limit is refused while it streams, before pprof parses it, and
-// input that is no protobuf at all (/dev/zero, random bytes, text) is
-// refused at its first bytes instead of after the byte limit.
+// scanner applies Limits to a profile as its bytes arrive
+// (sysread.ProtoScanner counts the records that cost memory once parsed):
+// a profile over a limit is refused while it streams, before pprof parses
+// it, and input that is no protobuf at all (/dev/zero, random bytes,
+// text) is refused at its first bytes instead of after the byte limit.
 type scanner struct {
-	lim    Limits
-	pos    int // bytes of complete fields consumed
-	counts [fieldMax + 1]int
-	frames int // location IDs in the samples so far
+	lim Limits
+	ps  *sysread.ProtoScanner
+	pos int // bytes of complete fields consumed
 }
 
-// scan consumes the complete fields of buf from s.pos; an incomplete field
-// at the end waits for more bytes.
+// scan consumes the complete fields of buf (every byte so far); an
+// incomplete field at the end waits for more bytes.
 func (s *scanner) scan(buf []byte) error {
-	for s.pos < len(buf) {
-		tag, n := binary.Uvarint(buf[s.pos:])
-		if n == 0 {
-			return nil // the tag is not complete yet
-		}
-		if n < 0 {
-			return fmt.Errorf("not a pprof profile: bad field tag at byte %d", s.pos)
-		}
-		field, wire := tag>>3, int(tag&7)
-		if field == 0 {
-			return fmt.Errorf("not a pprof profile: field number 0 at byte %d", s.pos)
-		}
-		if !wireOK(field, wire) {
-			return fmt.Errorf("not a pprof profile: field %d has wire type %d at byte %d", field, wire, s.pos)
-		}
-		p := s.pos + n
-		var body []byte // a LEN field's payload
-		switch wire {
-		case wireVarint:
-			_, m := binary.Uvarint(buf[p:])
-			if m == 0 {
-				return nil
-			}
-			if m < 0 {
-				return fmt.Errorf("not a pprof profile: bad varint at byte %d", p)
-			}
-			p += m
-		case wireFixed64, wireFixed32:
-			size := 8
-			if wire == wireFixed32 {
-				size = 4
-			}
-			if len(buf)-p < size {
-				return nil
-			}
-			p += size
-		case wireLen:
-			size, m := binary.Uvarint(buf[p:])
-			if m == 0 {
-				return nil
-			}
-			if m < 0 {
-				return fmt.Errorf("not a pprof profile: bad length at byte %d", p)
-			}
-			if size > uint64(s.lim.MaxBytes) {
-				return &LimitError{Limit: "bytes", Value: float64(size), Max: float64(s.lim.MaxBytes), What: "bytes in one field"}
-			}
-			if uint64(len(buf)-p-m) < size {
-				return nil
-			}
-			body = buf[p+m : p+m+int(size)]
-			p += m + int(size)
-		}
-		if field == fieldSample {
-			s.frames += sampleFrames(body)
-		}
-		if field <= fieldMax {
-			s.counts[field]++
-			if err := s.check(int(field)); err != nil {
-				return err
-			}
-		}
-		s.pos = p
+	if s.ps == nil {
+		s.ps = &sysread.ProtoScanner{MaxField: s.lim.MaxBytes, Check: s.check}
 	}
-	return nil
+	err := s.ps.Scan(buf)
+	s.pos = s.ps.Consumed()
+	var fe *sysread.FieldSizeError
+	var le *LimitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return &LimitError{Limit: "bytes", Value: float64(fe.Size), Max: float64(fe.Max), What: "bytes in one field"}
+	case errors.As(err, &le):
+		return err
+	}
+	return fmt.Errorf("not a pprof profile: %w", err)
 }
 
-// wireOK is whether the wire type fits the field: the known fields are
-// messages, strings or packed lists (LEN) or integers (varint); unknown,
-// newer fields may be anything but the deprecated groups.
-func wireOK(field uint64, wire int) bool {
-	switch field {
-	case 1, 2, 3, 4, 5, 6, 11:
-		return wire == wireLen
-	case 7, 8, 9, 10, 12, 14:
-		return wire == wireVarint
-	case fieldComment:
-		return wire == wireVarint || wire == wireLen
+// check holds the counts so far to the limits: the one a field just
+// passed is the one named.
+func (s *scanner) check(c sysread.ProtoCounts) error {
+	if c.Samples > s.lim.MaxSamples {
+		return &LimitError{Limit: "samples", Value: float64(c.Samples), Max: float64(s.lim.MaxSamples), What: "samples"}
 	}
-	return wire == wireVarint || wire == wireLen || wire == wireFixed64 || wire == wireFixed32
-}
-
-func (s *scanner) check(field int) error {
-	n := s.counts[field]
-	switch field {
-	case fieldSample:
-		if n > s.lim.MaxSamples {
-			return &LimitError{Limit: "samples", Value: float64(n), Max: float64(s.lim.MaxSamples), What: "samples"}
-		}
-		if s.frames > s.lim.MaxFrames {
-			return &LimitError{Limit: "frames", Value: float64(s.frames), Max: float64(s.lim.MaxFrames), What: "stack frames (location references of all samples)"}
-		}
-	case fieldLocation, fieldFunction, fieldMapping, fieldString:
-		if n > s.lim.MaxLocations {
-			what := map[int]string{fieldLocation: "locations", fieldFunction: "functions", fieldMapping: "mappings", fieldString: "strings"}[field]
-			return &LimitError{Limit: "locations", Value: float64(n), Max: float64(s.lim.MaxLocations), What: what}
+	if c.Frames > s.lim.MaxFrames {
+		return &LimitError{Limit: "frames", Value: float64(c.Frames), Max: float64(s.lim.MaxFrames), What: "stack frames (location references of all samples)"}
+	}
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{c.Locations, "locations"}, {c.Functions, "functions"}, {c.Mappings, "mappings"}, {c.Strings, "strings"}} {
+		if k.n > s.lim.MaxLocations {
+			return &LimitError{Limit: "locations", Value: float64(k.n), Max: float64(s.lim.MaxLocations), What: k.what}
 		}
 	}
 	return nil
 }
 
 // complete reports whether the scan ended on a field boundary.
-func (s *scanner) complete(buf []byte) bool { return s.pos == len(buf) }
-
-// sampleFrames counts the location IDs (field 1, packed or not) of one
-// Sample message; malformed contents count what they hold and are left to
-// pprof's parser to reject.
-func sampleFrames(msg []byte) int {
-	n := 0
-	for len(msg) > 0 {
-		tag, k := binary.Uvarint(msg)
-		if k <= 0 {
-			return n
-		}
-		msg = msg[k:]
-		switch int(tag & 7) {
-		case wireVarint:
-			_, k = binary.Uvarint(msg)
-			if k <= 0 {
-				return n
-			}
-			if tag>>3 == 1 {
-				n++
-			}
-			msg = msg[k:]
-		case wireLen:
-			size, k := binary.Uvarint(msg)
-			if k <= 0 || uint64(len(msg)-k) < size {
-				return n
-			}
-			body := msg[k : k+int(size)]
-			if tag>>3 == 1 {
-				for _, b := range body {
-					if b < 0x80 { // the last byte of each varint
-						n++
-					}
-				}
-			}
-			msg = msg[k+int(size):]
-		case wireFixed64:
-			msg = msg[min(8, len(msg)):]
-		case wireFixed32:
-			msg = msg[min(4, len(msg)):]
-		default:
-			return n
-		}
-	}
-	return n
+func (s *scanner) complete(buf []byte) bool {
+	return s.ps == nil && len(buf) == 0 || s.ps != nil && s.ps.Complete(buf)
 }

@@ -24,62 +24,163 @@ type ProtoCounts struct {
 func (c ProtoCounts) Max() int { return max(c.Locations, c.Functions, c.Mappings, c.Strings) }
 
 // CountProto walks the top-level fields of an uncompressed pprof profile.
-// It fails on bytes that are not a protobuf message (a bad tag, a field
-// cut short), saying at which byte.
+// It fails on bytes that are not a protobuf message (a bad tag, a wire
+// type the field cannot have, a field cut short), saying at which byte.
 func CountProto(data []byte) (ProtoCounts, error) {
-	var c ProtoCounts
-	for pos := 0; pos < len(data); {
-		tag, n := binary.Uvarint(data[pos:])
-		if n <= 0 {
-			return c, fmt.Errorf("bad field tag at byte %d", pos)
+	var s ProtoScanner
+	if err := s.Scan(data); err != nil {
+		return s.Counts(), err
+	}
+	if !s.Complete(data) {
+		return s.Counts(), fmt.Errorf("field cut short at byte %d", s.pos)
+	}
+	return s.Counts(), nil
+}
+
+// ProtoScanner walks the top-level fields of an uncompressed pprof profile
+// as its bytes arrive, counting the records that cost memory once parsed,
+// so that a profile over a limit is refused while it streams, before pprof
+// parses it, and input that is no protobuf at all (/dev/zero, random
+// bytes, text) is refused at its first bytes. The zero value is ready.
+type ProtoScanner struct {
+	// MaxField, when positive, bounds the length of one field: a longer
+	// one is a *FieldSizeError as soon as its length is read, before its
+	// bytes arrive.
+	MaxField int64
+	// Check, when set, is called after each complete field with the
+	// counts so far; its error stops the scan and is returned as is.
+	Check func(ProtoCounts) error
+
+	pos int // bytes of complete fields consumed
+	c   ProtoCounts
+}
+
+// FieldSizeError is a field longer than ProtoScanner.MaxField.
+type FieldSizeError struct {
+	Size, Max uint64
+}
+
+func (e *FieldSizeError) Error() string {
+	return fmt.Sprintf("a field of %d bytes, over the limit of %d", e.Size, e.Max)
+}
+
+// Top-level fields of the profile.proto Profile message, and wire types.
+const (
+	fieldSample   = 2
+	fieldMapping  = 3
+	fieldLocation = 4
+	fieldFunction = 5
+	fieldString   = 6
+	fieldComment  = 13
+
+	wireVarint  = 0
+	wireFixed64 = 1
+	wireLen     = 2
+	wireFixed32 = 5
+)
+
+// Counts returns what the complete fields scanned so far hold.
+func (s *ProtoScanner) Counts() ProtoCounts { return s.c }
+
+// Consumed returns the bytes of complete fields scanned so far.
+func (s *ProtoScanner) Consumed() int { return s.pos }
+
+// Complete reports whether the scan of buf ended on a field boundary.
+func (s *ProtoScanner) Complete(buf []byte) bool { return s.pos == len(buf) }
+
+// Scan consumes the complete fields of buf from where the last call
+// stopped: buf holds every byte since the start, grown by the caller. An
+// incomplete field at the end waits for more bytes.
+func (s *ProtoScanner) Scan(buf []byte) error {
+	for s.pos < len(buf) {
+		tag, n := binary.Uvarint(buf[s.pos:])
+		if n == 0 {
+			return nil // the tag is not complete yet
 		}
-		field, wire := tag>>3, tag&7
+		if n < 0 {
+			return fmt.Errorf("bad field tag at byte %d", s.pos)
+		}
+		field, wire := tag>>3, int(tag&7)
 		if field == 0 {
-			return c, fmt.Errorf("field number 0 at byte %d", pos)
+			return fmt.Errorf("field number 0 at byte %d", s.pos)
 		}
-		p := pos + n
+		if !wireOK(field, wire) {
+			return fmt.Errorf("field %d has wire type %d at byte %d", field, wire, s.pos)
+		}
+		p := s.pos + n
+		var body []byte // a LEN field's payload
 		switch wire {
-		case 0: // varint
-			_, m := binary.Uvarint(data[p:])
-			if m <= 0 {
-				return c, fmt.Errorf("bad varint at byte %d", p)
+		case wireVarint:
+			_, m := binary.Uvarint(buf[p:])
+			if m == 0 {
+				return nil
+			}
+			if m < 0 {
+				return fmt.Errorf("bad varint at byte %d", p)
 			}
 			p += m
-		case 1, 5: // fixed64, fixed32
+		case wireFixed64, wireFixed32:
 			size := 8
-			if wire == 5 {
+			if wire == wireFixed32 {
 				size = 4
 			}
-			if len(data)-p < size {
-				return c, fmt.Errorf("field %d cut short at byte %d", field, p)
+			if len(buf)-p < size {
+				return nil
 			}
 			p += size
-		case 2: // length-delimited
-			size, m := binary.Uvarint(data[p:])
-			if m <= 0 || uint64(len(data)-p-m) < size {
-				return c, fmt.Errorf("field %d cut short at byte %d", field, p)
+		case wireLen:
+			size, m := binary.Uvarint(buf[p:])
+			if m == 0 {
+				return nil
 			}
-			body := data[p+m : p+m+int(size)]
-			switch field {
-			case 2:
-				c.Samples++
-				c.Frames += sampleFrames(body)
-			case 3:
-				c.Mappings++
-			case 4:
-				c.Locations++
-			case 5:
-				c.Functions++
-			case 6:
-				c.Strings++
+			if m < 0 {
+				return fmt.Errorf("bad length at byte %d", p)
 			}
+			if s.MaxField > 0 && size > uint64(s.MaxField) {
+				return &FieldSizeError{Size: size, Max: uint64(s.MaxField)}
+			}
+			if uint64(len(buf)-p-m) < size {
+				return nil
+			}
+			body = buf[p+m : p+m+int(size)]
 			p += m + int(size)
-		default:
-			return c, fmt.Errorf("field %d has wire type %d at byte %d", field, wire, pos)
 		}
-		pos = p
+		switch field {
+		case fieldSample:
+			s.c.Samples++
+			s.c.Frames += sampleFrames(body)
+		case fieldMapping:
+			s.c.Mappings++
+		case fieldLocation:
+			s.c.Locations++
+		case fieldFunction:
+			s.c.Functions++
+		case fieldString:
+			s.c.Strings++
+		}
+		s.pos = p
+		if s.Check != nil {
+			if err := s.Check(s.c); err != nil {
+				return err
+			}
+		}
 	}
-	return c, nil
+	return nil
+}
+
+// wireOK is whether the wire type fits the field: the known fields are
+// messages, strings or packed lists (LEN) or integers (varint); unknown,
+// newer fields may be anything but the deprecated groups.
+func wireOK(field uint64, wire int) bool {
+	switch field {
+	case 1, 2, 3, 4, 5, 6, 11:
+		return wire == wireLen
+	case 7, 8, 9, 10, 12, 14:
+		return wire == wireVarint
+	case fieldComment:
+		return wire == wireVarint || wire == wireLen
+	}
+	return wire == wireVarint || wire == wireLen || wire == wireFixed64 || wire == wireFixed32
 }
 
 // sampleFrames counts the location IDs (field 1, packed or not) of one
@@ -93,7 +194,7 @@ func sampleFrames(msg []byte) int {
 		}
 		msg = msg[k:]
 		switch tag & 7 {
-		case 0:
+		case wireVarint:
 			_, k = binary.Uvarint(msg)
 			if k <= 0 {
 				return n
@@ -102,7 +203,7 @@ func sampleFrames(msg []byte) int {
 				n++
 			}
 			msg = msg[k:]
-		case 2:
+		case wireLen:
 			size, k := binary.Uvarint(msg)
 			if k <= 0 || uint64(len(msg)-k) < size {
 				return n
@@ -115,9 +216,9 @@ func sampleFrames(msg []byte) int {
 				}
 			}
 			msg = msg[k+int(size):]
-		case 1:
+		case wireFixed64:
 			msg = msg[min(8, len(msg)):]
-		case 5:
+		case wireFixed32:
 			msg = msg[min(4, len(msg)):]
 		default:
 			return n

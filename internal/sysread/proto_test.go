@@ -3,6 +3,7 @@ package sysread
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -49,6 +50,57 @@ func TestCountProto(t *testing.T) {
 		if _, err := CountProto(bad); err == nil {
 			t.Errorf("CountProto(%q): want an error", bad)
 		}
+	}
+}
+
+// The streaming scanner counts a profile fed a few bytes at a time as it
+// counts it whole; it refuses a field longer than MaxField as soon as the
+// length is read, and stops at the first error of Check.
+func TestProtoScannerStreams(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "contention", "testdata", "mutex.mutex.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := CountProto(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s ProtoScanner
+	for n := 0; n <= len(data); n += 7 {
+		if err := s.Scan(data[:n]); err != nil {
+			t.Fatalf("at %d bytes: %v", n, err)
+		}
+	}
+	if err := s.Scan(data); err != nil || !s.Complete(data) || s.Counts() != whole || s.Consumed() != len(data) {
+		t.Errorf("streamed: %+v (complete %v, err %v), whole: %+v", s.Counts(), s.Complete(data), err, whole)
+	}
+	// A sample field claiming 1 MB: refused from its first three bytes.
+	big := ProtoScanner{MaxField: 1000}
+	var fe *FieldSizeError
+	if err := big.Scan([]byte{0x12, 0x80, 0x80, 0x40}); !errors.As(err, &fe) || fe.Size != 1<<20 {
+		t.Errorf("1 MB field with MaxField 1000: %v", err)
+	}
+	stop := errors.New("two samples")
+	c := ProtoScanner{Check: func(c ProtoCounts) error {
+		if c.Samples >= 2 {
+			return stop
+		}
+		return nil
+	}}
+	if err := c.Scan(data); err != stop || c.Counts().Samples != 2 {
+		t.Errorf("Check stop: %v after %d samples", err, c.Counts().Samples)
+	}
+	// A known field with a wire type it cannot have (sample as varint).
+	if _, err := CountProto([]byte{0x10, 0x01}); err == nil {
+		t.Error("sample field as a varint: want an error")
 	}
 }
 
