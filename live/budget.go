@@ -55,6 +55,15 @@ const budgetInterval = 100 * time.Millisecond
 // no transition), pays more per transition than this.
 const recorderCPUPerTransition = 375 * time.Nanosecond
 
+// cpuWindow is the span the CPU budget averages over: the goal is the
+// monitor's cost to the program's throughput over time, and a spike of
+// scheduling is what the recorder is there to catch. Over two seconds, a
+// one-second burst of 500,000 transitions on two Ps would read as 4.7%
+// and pause the recorder just before the trigger that wanted its trace;
+// over a minute it is 0.16%, while a sustained 100,000 transitions/s
+// passes 1% after about 32s.
+const cpuWindow = time.Minute
+
 // resumeAfter is how many consecutive checks both estimates must be
 // below half their budgets before the recorder records again (5s): a
 // workload that hovers at a budget does not turn the recorder on and
@@ -69,9 +78,12 @@ type budgetReader struct {
 	count uint64
 	ok    bool
 	// recent holds the transitions counted by each check of the last
-	// recorderWindow, oldest first, and sum their total.
+	// cpuWindow, oldest first; sum totals those of the last
+	// recorderWindow (from index held on), minute all of them.
 	recent []budgetStep
+	held   int
 	sum    float64
+	minute float64
 }
 
 type budgetStep struct {
@@ -84,8 +96,9 @@ type budgetReading struct {
 	// step is the transitions since the previous check, and rate the
 	// same per second.
 	step, rate float64
-	// held is the transitions of the last recorderWindow.
-	held float64
+	// held is the transitions of the last recorderWindow, minute those
+	// of the last cpuWindow.
+	held, minute float64
 }
 
 // read returns the transitions since the last call and over the last
@@ -117,16 +130,25 @@ func (b *budgetReader) observe(now time.Time, n uint64) (budgetReading, bool) {
 	step := 8 * float64(n-prev)
 	b.recent = append(b.recent, budgetStep{at: now, n: step})
 	b.sum += step
+	b.minute += step
+	for b.held < len(b.recent) && now.Sub(b.recent[b.held].at) >= recorderWindow {
+		b.sum -= b.recent[b.held].n
+		b.held++
+	}
 	drop := 0
-	for drop < len(b.recent) && now.Sub(b.recent[drop].at) >= recorderWindow {
-		b.sum -= b.recent[drop].n
+	for drop < len(b.recent) && now.Sub(b.recent[drop].at) >= cpuWindow {
+		b.minute -= b.recent[drop].n
 		drop++
 	}
 	b.recent = b.recent[drop:]
-	if len(b.recent) == 0 || b.sum < 0 {
+	b.held -= drop
+	if b.held == len(b.recent) || b.sum < 0 {
 		b.sum = 0 // rounding
 	}
-	return budgetReading{step: step, rate: step / now.Sub(prevAt).Seconds(), held: b.sum}, true
+	if len(b.recent) == 0 || b.minute < 0 {
+		b.minute = 0
+	}
+	return budgetReading{step: step, rate: step / now.Sub(prevAt).Seconds(), held: b.sum, minute: b.minute}, true
 }
 
 // overBudget reports whether the recorder would pass limit bytes by the
@@ -136,9 +158,10 @@ func (r budgetReading) overBudget(limit float64) bool {
 }
 
 // cpuShare is the share of GOMAXPROCS's CPU that the model says the
-// recorder costs at the transitions of the last recorderWindow.
+// recorder cost (or would have, paused) over the last cpuWindow; the
+// time before the monitor started counts as quiet.
 func (r budgetReading) cpuShare(procs int) float64 {
-	return r.held / recorderWindow.Seconds() * recorderCPUPerTransition.Seconds() / float64(max(procs, 1))
+	return r.minute / cpuWindow.Seconds() * recorderCPUPerTransition.Seconds() / float64(max(procs, 1))
 }
 
 // heldBytes is the memory the model says the recorder holds for n
@@ -158,11 +181,11 @@ func heldBytes(n float64) float64 {
 // (about 7.5 MB held under the default 8 MiB), a 100ms burst is not.
 //
 // CPU (Options.FlightRecorderCPU): the recorder adds
-// recorderCPUPerTransition to every transition, so over the last two
-// seconds it cost transitions/s × 375ns of the GOMAXPROCS CPUs; it is
-// paused above the budget (1%: about 53,000 transitions/s with
-// GOMAXPROCS=2, 213,000 with 8). Two seconds of transitions are averaged,
-// so a burst's cost, which is over, does not pause it.
+// recorderCPUPerTransition to every transition, so over the last minute
+// (cpuWindow) it cost transitions/s × 375ns of the GOMAXPROCS CPUs; it is
+// paused above the budget (1%: a sustained 53,000 transitions/s with
+// GOMAXPROCS=2, 213,000 with 8). A minute is averaged so that a spike,
+// the thing to record, does not pause it.
 //
 // The trade-off: while paused, a trigger gets no snapshot (counted as
 // skipped), and after a restart the recorder holds only what happened
@@ -214,8 +237,8 @@ func (m *Monitor) checkBudget() {
 			why = fmt.Sprintf("they keep about %s in the flight recorder, and one more check at that pace would pass the budget of %s (Options.FlightRecorderMemory)",
 				fmtBytes(held), fmtBytes(memLimit))
 		} else {
-			why = fmt.Sprintf("at %v each (measured) the flight recorder costs about %.1f%% of %d Ps' CPU, above the budget of %.1f%% (Options.FlightRecorderCPU)",
-				recorderCPUPerTransition, 100*cpu, procs, 100*cpuLimit)
+			why = fmt.Sprintf("at %v each (measured), the %.0f transitions of the last %v cost the flight recorder about %.2f%% of %d Ps' CPU, above the budget of %.2f%% (Options.FlightRecorderCPU)",
+				recorderCPUPerTransition, r.minute, cpuWindow, 100*cpu, procs, 100*cpuLimit)
 		}
 		m.st.FlightRecorder = fmt.Sprintf("paused: %.0f scheduling transitions in the last %v (%.0f/s at the last check): %s; metrics keep running; recording resumes below half the budget",
 			r.held, recorderWindow, r.rate, why)

@@ -60,19 +60,50 @@ func TestBudgetModel(t *testing.T) {
 	if at, held := run(slow); at < 15 || at > 20 || held > limit {
 		t.Errorf("120,000 transitions/s: paused at check %d holding %.1f MB, want checks 15–20 under the budget", at, held/1e6)
 	}
-	// The CPU model: 53,000 transitions/s for two seconds cost 375ns
-	// each, 0.99% of two Ps; on eight Ps a quarter of that.
-	var c budgetReader
-	c.observe(t0, 0)
-	var r budgetReading
-	for i := 1; i <= 20; i++ {
-		r, _ = c.observe(t0.Add(time.Duration(i)*100*time.Millisecond), uint64(i)*5300/8)
+	// The CPU model averages a minute: 53,000 transitions/s for a minute
+	// cost 375ns each, 0.99% of two Ps; on eight Ps a quarter of that.
+	feed := func(perSecond []float64) (budgetReading, int) {
+		var c budgetReader
+		c.observe(t0, 0)
+		var r budgetReading
+		var n float64
+		crossed := 0
+		for i, v := range perSecond {
+			n += v / 10
+			r, _ = c.observe(t0.Add(time.Duration(i+1)*100*time.Millisecond), uint64(n/8))
+			if crossed == 0 && r.cpuShare(2) > 0.01 {
+				crossed = i + 1
+			}
+		}
+		return r, crossed
 	}
-	if got := r.cpuShare(2); got < 0.0098 || got > 0.0100 {
-		t.Errorf("53,000 transitions/s on 2 Ps: CPU share %.5f, want 0.0099", got)
+	steadyCPU := make([]float64, 600)
+	for i := range steadyCPU {
+		steadyCPU[i] = 53000
+	}
+	r, crossed := feed(steadyCPU)
+	if got := r.cpuShare(2); got < 0.0098 || got > 0.0100 || crossed != 0 {
+		t.Errorf("53,000 transitions/s for a minute on 2 Ps: CPU share %.5f (crossed 1%% at check %d), want 0.0099", got, crossed)
 	}
 	if got := r.cpuShare(8); got < 0.0024 || got > 0.0025 {
 		t.Errorf("53,000 transitions/s on 8 Ps: CPU share %.5f, want 0.0025", got)
+	}
+	// A spike, the thing to record: 500,000 transitions/s for a second
+	// in a quiet minute is 0.16%, not a reason to pause.
+	spike := make([]float64, 600)
+	for i := 100; i < 110; i++ {
+		spike[i] = 500000
+	}
+	if r, crossed := feed(spike); crossed != 0 || r.cpuShare(2) > 0.002 {
+		t.Errorf("a 1s spike of 500,000 transitions/s: CPU share %.4f, crossed 1%% at check %d", r.cpuShare(2), crossed)
+	}
+	// A sustained 100,000 transitions/s passes 1% after about 32s.
+	fast100k := make([]float64, 600)
+	for i := range fast100k {
+		fast100k[i] = 100000
+	}
+	if _, crossed := feed(fast100k); crossed < 310 || crossed > 330 {
+		t.Errorf("100,000 transitions/s: crossed 1%% at check %d, want about 320 (32s)", crossed)
 	}
 	// A burst ages out: two seconds later it counts no more.
 	var b budgetReader

@@ -78,9 +78,10 @@ type Options struct {
 	// of GOMAXPROCS's CPU. The recorder adds about 375ns of CPU to every
 	// scheduling transition (measured: BenchmarkTransitionCost), so a
 	// program that schedules often pays for it in throughput; the monitor
-	// pauses the recorder while the transitions of the last two seconds
-	// cost more than this, and records again below half. Default 0.01
-	// (1%: about 53,000 transitions/s with GOMAXPROCS=2); negative: no
+	// pauses the recorder while the transitions of the last minute cost
+	// more than this (a minute, so that a spike, the thing to record,
+	// does not pause it), and records again below half. Default 0.01 (1%:
+	// a sustained 53,000 transitions/s with GOMAXPROCS=2); negative: no
 	// budget.
 	FlightRecorderCPU float64
 	// SnapshotDelay is the longest wait after a latency or runnable

@@ -44,8 +44,8 @@ type State struct {
 	// RecorderRate is the scheduling transitions per second at the last
 	// check (eight times the sampled ones), RecorderEstimate the memory
 	// the flight recorder holds for the transitions of the last two
-	// seconds, RecorderCPU the share of GOMAXPROCS's CPU it costs at
-	// their rate, RecorderBudget and RecorderCPUBudget
+	// seconds, RecorderCPU the share of GOMAXPROCS's CPU it cost (or
+	// would have, paused) over the last minute, RecorderBudget and RecorderCPUBudget
 	// Options.FlightRecorderMemory and FlightRecorderCPU, RecorderPauses
 	// how often the recorder was paused to keep within them (budget.go).
 	RecorderRate      float64    `json:"recorder_transitions_per_s"`
