@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 )
 
 // Kinds of capture, in the order Run takes them.
@@ -230,52 +232,21 @@ func Run(ctx context.Context, rawBase string, opt Options) (*Set, error) {
 	return s, nil
 }
 
-// fetch GETs u with a timeout and MaxBytes; it names the endpoint in every
-// error and returns the HTTP status when there was one.
+// fetch GETs u with a timeout and MaxBytes (httpfetch says what went
+// wrong, naming the endpoint) and returns the HTTP status when there was
+// one: a 404 makes an optional endpoint absent, and a 200 with an error
+// (an HTML page) tells captureLive that something else answers there.
 func fetch(ctx context.Context, client *http.Client, u *url.URL, timeout time.Duration) ([]byte, int, error) {
-	name := u.Redacted()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Client: client, Timeout: timeout, Limit: MaxBytes})
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+		return nil, httpfetch.Status(err), err
 	}
-	resp, err := client.Do(req)
+	defer resp.Close()
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, 0, fmt.Errorf("%s: no answer within %v", name, timeout)
-		}
-		return nil, 0, fmt.Errorf("%s: %w", name, err)
+		return nil, resp.Status, resp.Err(err)
 	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, resp.StatusCode, fmt.Errorf("%s: server answered %s: the endpoint needs credentials; check sends none (expose pprof on a localhost-only listener instead)", name, resp.Status)
-	case http.StatusNotFound:
-		return nil, resp.StatusCode, fmt.Errorf("%s: server answered %s: does the service mount net/http/pprof at this path?", name, resp.Status)
-	default:
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return nil, resp.StatusCode, fmt.Errorf("%s: server answered %s (%s)", name, resp.Status, firstLine(body))
-	}
-	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return nil, resp.StatusCode, fmt.Errorf("%s: answer is an HTML page (%s), not pprof data: a login page or a proxy?", name, firstLine(body))
-	}
-	if resp.ContentLength > MaxBytes {
-		return nil, resp.StatusCode, fmt.Errorf("%s: answer of %d bytes is larger than the limit of %d", name, resp.ContentLength, MaxBytes)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes+1))
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, resp.StatusCode, fmt.Errorf("%s: answer not complete within %v", name, timeout)
-		}
-		return nil, resp.StatusCode, fmt.Errorf("%s: answer cut after %d bytes (did the target die?): %w", name, len(data), err)
-	}
-	if int64(len(data)) > MaxBytes {
-		return nil, resp.StatusCode, fmt.Errorf("%s: answer larger than the limit of %d bytes", name, MaxBytes)
-	}
-	return data, resp.StatusCode, nil
+	return data, resp.Status, nil
 }
 
 func firstLine(b []byte) string {

@@ -43,7 +43,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +51,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
@@ -253,15 +253,15 @@ func guessKind(p *pprof.Profile) Kind {
 type FetchOptions struct {
 	Seconds  int           // ?seconds=N (a delta profile that records its duration); 0 means 10, -1 the cumulative profile
 	Timeout  time.Duration // 0 means Seconds + 30s
-	Client   *http.Client
+	Client   *http.Client  // nil means http.DefaultClient
 	MaxBytes int64
 }
 
 // Fetch downloads a profile from a /debug/pprof/mutex or /block URL.
 func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Profile, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: not an http(s) URL", rawURL)
+	u, err := httpfetch.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
 	}
 	secs := opt.Seconds
 	if secs == 0 {
@@ -277,30 +277,18 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Profile, erro
 	if timeout <= 0 {
 		timeout = time.Duration(max(secs, 0))*time.Second + 30*time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := u.Redacted()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	limit := opt.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
+		Client: opt.Client, Timeout: timeout, Limit: limit,
+		Expect: "/debug/pprof/mutex or /block", What: "a mutex or block profile",
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
-	client := opt.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("%s: no answer within %v", name, timeout)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
-		return nil, fmt.Errorf("%s: server answered %s (%s); is this a /debug/pprof/mutex or /block endpoint?", name, resp.Status, first)
-	}
+	defer resp.Close()
 	kind := Kind("")
 	switch path := strings.TrimSuffix(u.Path, "/"); {
 	case strings.HasSuffix(path, "/mutex"):
@@ -308,7 +296,10 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Profile, erro
 	case strings.HasSuffix(path, "/block"):
 		kind = Block
 	}
-	return Read(name, resp.Body, ReadOptions{MaxBytes: opt.MaxBytes, Kind: kind})
+	// The body is read under the request's deadline (the transport ends a
+	// read when it passes); a cut or late answer is named as such.
+	p, err := Read(resp.Name, resp.Body, ReadOptions{MaxBytes: opt.MaxBytes, Kind: kind})
+	return p, resp.Err(err)
 }
 
 // Thresholds of SD309 from a contention profile, the trace's own (SD309

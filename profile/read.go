@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 )
 
 // MaxSize was the one size cap of Read and Fetch; Limits.MaxBytes
@@ -325,7 +326,7 @@ func cpuIndex(p *profile.Profile) int {
 type FetchOptions struct {
 	Seconds int           // ?seconds=N; 0 keeps the URL's own or the server's default (30)
 	Timeout time.Duration // whole request; 0 means Seconds (or 30) + 30s
-	Client  *http.Client  // nil means a plain client
+	Client  *http.Client  // nil means http.DefaultClient
 	MaxSize int64         // largest answer accepted; 0 means Limits.MaxBytes
 	Limits  Limits        // limits of the profile, as for ReadLimited
 }
@@ -334,9 +335,9 @@ type FetchOptions struct {
 // the time (opt.Timeout and ctx) and the size (opt.Limits), and says clearly
 // when the answer is not a profile (an HTML page, a 404).
 func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profile, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: not an http(s) URL", rawURL)
+	u, err := httpfetch.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
 	}
 	secs := opt.Seconds
 	if secs > 0 {
@@ -352,45 +353,26 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 	if timeout <= 0 {
 		timeout = time.Duration(secs)*time.Second + 30*time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	name := u.Redacted()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	client := opt.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("%s: no answer within %v (raise -timeout, or lower -seconds)", name, timeout)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return nil, fmt.Errorf("%s: server answered %s (%s); is this a /debug/pprof/profile endpoint?",
-			name, resp.Status, strings.TrimSpace(firstLine(body)))
-	}
 	lim, err := opt.Limits.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
 	}
 	if opt.MaxSize > 0 {
 		lim.MaxBytes = opt.MaxSize
 	}
-	if resp.ContentLength > lim.MaxBytes {
-		return nil, fmt.Errorf("%s: answer of %d bytes is larger than the limit of %d bytes; not a CPU profile?", name, resp.ContentLength, lim.MaxBytes)
+	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
+		Client: opt.Client, Timeout: timeout, Limit: lim.MaxBytes,
+		Expect: "/debug/pprof/profile", What: "a CPU profile",
+		TimeoutHint: "raise -timeout, or lower -seconds", LimitHint: "raise -max-mb if the profile is genuine",
+	})
+	if err != nil {
+		return nil, err
 	}
-	p, err := ReadContext(ctx, name, resp.Body, lim)
-	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("%s: answer not complete within %v (raise -timeout)", name, timeout)
-	}
-	return p, err
+	defer resp.Close()
+	// Parsed as it streams, under the request's deadline; a cut or a late
+	// answer is reported as such, not as the parser's "truncated gzip".
+	p, err := ReadContext(resp.Context(), resp.Name, resp.Body, lim)
+	return p, resp.Err(err)
 }
 
 // MaxCores is the most CPUs a profile's CPU time over its duration may

@@ -143,7 +143,7 @@ func TestFetch(t *testing.T) {
 		want string
 	}{
 		{"/nosuch", FetchOptions{}, "404 Not Found"},
-		{"/html", FetchOptions{}, "this is text"},
+		{"/html", FetchOptions{}, "answer is an HTML page"},
 		{"/slow", FetchOptions{Timeout: 200 * time.Millisecond}, "no answer within 200ms"},
 		{"/big", FetchOptions{MaxSize: 5000}, "over the bytes limit of 5000"},
 		{"/bomb", FetchOptions{}, "over the gzip-ratio limit of 100:1"},

@@ -1,0 +1,434 @@
+// Package httpfetch is the one HTTP GET behind every pprof endpoint that
+// schedoctor reads (/debug/pprof/profile, mutex, block, goroutine, trace,
+// and the live monitor's JSON), so that all of them fail with the same
+// clear words.
+//
+// Get sends the request under one deadline (the caller's context and
+// Options.Timeout), and hands back the body of a 200 answer for the
+// caller's own parser to read under that same deadline. On the way it
+// refuses what is plainly not pprof data: a 401/403 (credentials that
+// schedoctor does not send), a 404 (no net/http/pprof at this path), any
+// other status (with the first line of the server's text), an HTML page
+// answered with 200 (a login page or a proxy), and an answer whose
+// Content-Length is over the caller's byte limit. The body enforces the
+// limit again while it is read, and turns a failed read into "answer not
+// complete within T" (the deadline) or "answer cut after N bytes (did the
+// target die?)".
+//
+// Every error is an *Error that names the URL with its password redacted
+// (url.URL.Redacted): URLs with credentials end up in logs and saved
+// captures. Text that comes from the server (the status line, a page's
+// first line) is quoted or cleaned, never printed raw.
+//
+// The package imports only the standard library, so every source can use
+// it. A Response is for one goroutine.
+package httpfetch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sentinels wrapped by *Error, for callers that branch on the kind of
+// failure.
+var (
+	// ErrStatus: the server answered with another status than 200.
+	ErrStatus = errors.New("unexpected HTTP status")
+	// ErrHTML: a 200 answer that is an HTML page.
+	ErrHTML = errors.New("answer is an HTML page")
+	// ErrTooLarge: the answer is larger than Options.Limit.
+	ErrTooLarge = errors.New("answer larger than the limit")
+	// ErrCut: the connection ended before the answer did.
+	ErrCut = errors.New("answer cut")
+)
+
+// Options say what the caller expects. The zero value is a GET with
+// http.DefaultClient, no deadline but the context's, and no size limit.
+type Options struct {
+	// Client sends the request; nil means http.DefaultClient.
+	Client *http.Client
+	// Timeout bounds the whole exchange, headers and body; 0 leaves only
+	// the context's deadline.
+	Timeout time.Duration
+	// Limit is the largest answer accepted, in bytes (as it travels on the
+	// wire, after the transport's own decompression); 0 means no limit.
+	Limit int64
+	// Expect names the endpoint the caller meant ("/debug/pprof/profile"),
+	// for the hint of an unexpected status; empty omits the hint.
+	Expect string
+	// What names the data the caller expects ("a CPU profile"), for the
+	// error of an HTML page; empty means "pprof data".
+	What string
+	// TimeoutHint ("raise -timeout") and LimitHint ("raise -max-bytes")
+	// say what the user can change; they end the deadline and size errors
+	// in parentheses. Empty omits them.
+	TimeoutHint string
+	LimitHint   string
+}
+
+// Error is the error of Get and of a Response's Body.
+type Error struct {
+	URL    string // redacted
+	Status int    // the HTTP status of the answer; 0 when none came
+	Msg    string // what went wrong and what to do, without the URL
+	Err    error  // the cause: a sentinel of this package, a context or network error
+}
+
+func (e *Error) Error() string { return e.URL + ": " + e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Status is the HTTP status an error of this package came with: 404 for a
+// missing endpoint, 200 for an HTML page or a body that failed, 0 when no
+// answer came or err is not from this package.
+func Status(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
+
+// peekSize is how much of a 200 answer is looked at before the caller sees
+// it: enough for an HTML page's doctype and title.
+const peekSize = 512
+
+// Response is a 200 answer. Read Body (under Context, the request's
+// deadline), pass the reader's error through Err, and Close it.
+type Response struct {
+	Name          string // the URL, redacted: for the caller's own errors
+	Status        int
+	Header        http.Header
+	ContentLength int64 // -1 when unknown
+	// Body yields the answer's bytes. Its errors are *Error; it fails with
+	// ErrTooLarge on the read that passes Options.Limit, and returns that
+	// read's bytes too, so that a reader with its own limit check (which
+	// says which flag to raise) sees the excess and speaks first.
+	Body io.Reader
+
+	body   *body
+	ctx    context.Context
+	cancel context.CancelFunc
+	closer io.Closer
+	closed bool // Close cancels ctx: that is no deadline
+}
+
+// Context is the request's context, with its deadline: parse under it.
+func (r *Response) Context() context.Context { return r.ctx }
+
+// Close releases the connection and the deadline's timer.
+func (r *Response) Close() error {
+	r.closed = true
+	err := r.closer.Close()
+	r.cancel()
+	return err
+}
+
+// Err turns the error of the caller's reader into the fetch's own when the
+// fetch caused it: a cut connection or the deadline give their *Error, not
+// the reader's "unexpected EOF" or "bad gzip data". A limit error of the
+// reader's own stays (it names the reader's flag). Other errors, and nil,
+// are returned as they are.
+func (r *Response) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	if f := r.body.failed; f != nil && (!errors.Is(f, ErrTooLarge) || errors.Is(err, ErrTooLarge)) {
+		return f
+	}
+	if r.ctx.Err() != nil && !r.closed {
+		// The reader noticed the deadline between reads, before the body
+		// did (profile.ReadContext checks the context itself).
+		return r.body.ctxError()
+	}
+	return err
+}
+
+// Get sends a GET for u and returns its 200 answer, or an *Error saying
+// why there is none. The Response must be closed.
+func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
+	name := u.Redacted()
+	client := opt.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	// The deadline is a cause of its own, so that an expired deadline of
+	// the caller's context (whose length this package does not know) is
+	// not reported as ours.
+	own := &deadlineError{d: opt.Timeout}
+	var cancel context.CancelFunc
+	if opt.Timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, opt.Timeout, own)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	fail := func(status int, msg string, err error) (*Response, error) {
+		cancel()
+		return nil, &Error{URL: name, Status: status, Msg: msg, Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return fail(0, err.Error(), err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			if context.Cause(ctx) == own {
+				return fail(0, "no answer within "+opt.Timeout.String()+hint(opt.TimeoutHint), context.DeadlineExceeded)
+			}
+			return fail(0, context.Cause(ctx).Error(), context.Cause(ctx))
+		}
+		// *url.Error repeats the URL (with only the password starred):
+		// this error names it once, redacted.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fail(0, err.Error(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return fail(resp.StatusCode, statusMessage(u, resp, opt), ErrStatus)
+	}
+	if opt.Limit > 0 && resp.ContentLength > opt.Limit {
+		resp.Body.Close()
+		return fail(resp.StatusCode, fmt.Sprintf("answer of %d bytes is larger than the limit of %d bytes%s",
+			resp.ContentLength, opt.Limit, hint(opt.LimitHint)), ErrTooLarge)
+	}
+	r := &Response{
+		Name: name, Status: resp.StatusCode, Header: resp.Header, ContentLength: resp.ContentLength,
+		ctx: ctx, cancel: cancel, closer: resp.Body,
+	}
+	cr := &wire{Reader: resp.Body}
+	b := &body{resp: r, wire: cr, br: bufio.NewReaderSize(cr, peekSize), limit: opt.Limit, own: own, opt: opt}
+	r.body, r.Body = b, b
+	// Peek without consuming: the caller's parser still reads from byte 0.
+	head, err := b.br.Peek(peekSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		ferr := b.readError(err) // before Close cancels the context
+		r.Close()
+		return nil, ferr
+	}
+	if isHTML(head, resp.Header.Get("Content-Type")) {
+		r.Close()
+		what := opt.What
+		if what == "" {
+			what = "pprof data"
+		}
+		return fail(resp.StatusCode, fmt.Sprintf("answer is an HTML page (%q), not %s: a login page or a proxy?", excerpt(head), what), ErrHTML)
+	}
+	return r, nil
+}
+
+// ParseURL parses an http or https URL with a host, the only kind Get is
+// for. Its error names the URL with any password replaced, even when the
+// URL does not parse (url.Parse's own error repeats it whole).
+func ParseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an http(s) URL", clean(redactRaw(raw)))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: not an http(s) URL", clean(u.Redacted()))
+	}
+	return u, nil
+}
+
+// redactRaw hides the user info of a URL that url.Parse refused: what
+// lies between "//" and the last '@' before the path.
+func redactRaw(raw string) string {
+	i := strings.Index(raw, "//")
+	if i < 0 {
+		return raw
+	}
+	rest := raw[i+2:]
+	auth, _, _ := strings.Cut(rest, "/")
+	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
+		return raw[:i+2] + "xxxxx" + rest[j:]
+	}
+	return raw
+}
+
+// statusMessage words a non-200 answer: the two statuses with a known
+// cause get that cause, the others the server's own first line and the
+// caller's hint.
+func statusMessage(u *url.URL, resp *http.Response, opt Options) string {
+	status := clean(resp.Status)
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if u.User != nil {
+			// net/http sends the URL's user info as basic auth.
+			return "server answered " + status + ": it refused the credentials in the URL"
+		}
+		return "server answered " + status + ": the endpoint needs credentials; schedoctor sends none (expose pprof on a localhost-only listener instead)"
+	}
+	msg := "server answered " + status
+	// The first bytes of the body: net/http's 404 says "404 page not
+	// found", a proxy names itself.
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	if s := excerpt(head); s != "" {
+		msg += fmt.Sprintf(" (%q)", s)
+	}
+	var hints []string
+	if opt.Expect != "" {
+		hints = append(hints, "is this a "+opt.Expect+" endpoint?")
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		hints = append(hints, "does the service mount net/http/pprof at this path?")
+	}
+	if len(hints) > 0 {
+		msg += "; " + strings.Join(hints, " ")
+	}
+	return msg
+}
+
+func hint(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " (" + h + ")"
+}
+
+// isHTML tells a page from pprof data by its first bytes. Every answer of
+// net/http/pprof (gzip, protobuf, "goroutine ...", "go 1.x trace", JSON)
+// starts with something else than '<', so markup is never data; a page
+// is recognised by a Content-Type of HTML with markup, or by an HTML
+// opening tag whatever the Content-Type says (Go sniffs one without it).
+// A text/html label on data that is no markup is not refused: the parser
+// judges the data.
+func isHTML(head []byte, contentType string) bool {
+	s := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	s = bytes.TrimLeft(s, " \t\r\n")
+	if len(s) == 0 || s[0] != '<' {
+		return false
+	}
+	ct := strings.ToLower(contentType)
+	if strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml") {
+		return true
+	}
+	lower := bytes.ToLower(s[:min(len(s), 16)])
+	for _, tag := range []string{"<!doctype html", "<html", "<head", "<body", "<title", "<!--"} {
+		if bytes.HasPrefix(lower, []byte(tag)) {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt is what a page or an error body says in one short line: an HTML
+// title when there is one (a login page's doctype line says nothing), else
+// the first non-empty line, at most 80 runes, cleaned of control
+// characters.
+func excerpt(b []byte) string {
+	s := string(b)
+	lower := strings.ToLower(s)
+	if i := strings.Index(lower, "<title>"); i >= 0 {
+		rest := s[i+len("<title>"):]
+		if j := strings.Index(strings.ToLower(rest), "</title>"); j >= 0 {
+			if t := strings.TrimSpace(rest[:j]); t != "" {
+				s = t
+			}
+		}
+	}
+	s = strings.TrimSpace(s)
+	s, _, _ = strings.Cut(s, "\n")
+	s = clean(strings.TrimSpace(s))
+	if utf8.RuneCountInString(s) > 80 {
+		s = string([]rune(s)[:80]) + "…"
+	}
+	return s
+}
+
+// clean replaces what a terminal would interpret (control characters,
+// bidi controls, invalid UTF-8) with '?': server text reaches messages.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// deadlineError is the cause of the deadline Get sets.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string { return "no complete answer within " + e.d.String() }
+func (e *deadlineError) Unwrap() error { return context.DeadlineExceeded }
+
+// wire counts the bytes that arrived, for "cut after N bytes".
+type wire struct {
+	io.Reader
+	n int64
+}
+
+func (w *wire) Read(p []byte) (n int, err error) {
+	n, err = w.Reader.Read(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// body is a Response's Body: the peeked reader, the limit, and the first
+// failure, kept so that Response.Err can name it.
+type body struct {
+	resp   *Response
+	wire   *wire
+	br     *bufio.Reader
+	limit  int64
+	n      int64 // bytes given to the caller
+	own    *deadlineError
+	opt    Options
+	failed error
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.failed != nil {
+		return 0, b.failed
+	}
+	if b.limit > 0 && int64(len(p)) > b.limit+1-b.n {
+		// Never more than one byte past the limit: enough to tell.
+		p = p[:b.limit+1-b.n]
+	}
+	n, err := b.br.Read(p)
+	b.n += int64(n)
+	if b.limit > 0 && b.n > b.limit {
+		b.failed = &Error{URL: b.resp.Name, Status: b.resp.Status,
+			Msg: fmt.Sprintf("answer larger than the limit of %d bytes%s", b.limit, hint(b.opt.LimitHint)), Err: ErrTooLarge}
+		return n, b.failed
+	}
+	if err != nil && err != io.EOF {
+		b.failed = b.readError(err)
+		return n, b.failed
+	}
+	return n, err
+}
+
+// readError classifies a failed read of the body: the deadline, the
+// caller's cancellation, or a connection that ended early.
+func (b *body) readError(err error) error {
+	if b.resp.ctx.Err() != nil {
+		return b.ctxError()
+	}
+	return &Error{URL: b.resp.Name, Status: b.resp.Status,
+		Msg: fmt.Sprintf("answer cut after %d bytes (did the target die?): %v", b.wire.n, err),
+		Err: errors.Join(ErrCut, err)}
+}
+
+// ctxError is the error once the request's context is done.
+func (b *body) ctxError() error {
+	cause := context.Cause(b.resp.ctx)
+	if cause == b.own {
+		return &Error{URL: b.resp.Name, Status: b.resp.Status,
+			Msg: "answer not complete within " + b.own.d.String() + hint(b.opt.TimeoutHint), Err: context.DeadlineExceeded}
+	}
+	return &Error{URL: b.resp.Name, Status: b.resp.Status, Msg: cause.Error(), Err: cause}
+}
