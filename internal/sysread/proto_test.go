@@ -12,8 +12,10 @@ import (
 	pprof "github.com/google/pprof/profile"
 )
 
-func TestCountProto(t *testing.T) {
-	// A real mutex profile from the contention package's testdata.
+// mutexProfile is a real mutex profile from the contention package's
+// testdata, uncompressed.
+func mutexProfile(t *testing.T) []byte {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "contention", "testdata", "mutex.mutex.pb.gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +28,11 @@ func TestCountProto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+func TestCountProto(t *testing.T) {
+	data := mutexProfile(t)
 	c, err := CountProto(data)
 	if err != nil {
 		t.Fatal(err)
@@ -57,18 +64,7 @@ func TestCountProto(t *testing.T) {
 // counts it whole; it refuses a field longer than MaxField as soon as the
 // length is read, and stops at the first error of Check.
 func TestProtoScannerStreams(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "contention", "testdata", "mutex.mutex.pb.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := mutexProfile(t)
 	whole, err := CountProto(data)
 	if err != nil {
 		t.Fatal(err)
