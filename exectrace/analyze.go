@@ -124,20 +124,23 @@ type blockKey struct {
 
 // gstate is the little the analysis keeps per live goroutine.
 type gstate struct {
-	site         int32 // index into analyzer.sites; -1 until known
-	state        trace.GoState
-	since        trace.Time
-	why          wake // why it is runnable, or what it is blocked on
-	blockLoc     locID
-	syscallLoc   locID
-	lastSleepLoc locID
-	lastP        trace.ProcID
-	lastM        trace.ThreadID
-	started      bool
-	blocked      bool
-	stopped      bool
-	yielded      bool
-	onLock       bool // blocked in sync.(*Mutex) or sync.(*RWMutex)
+	site       int32 // index into analyzer.sites; -1 until known
+	state      trace.GoState
+	since      trace.Time
+	why        wake // why it is runnable, or what it is blocked on
+	blockLoc   locID
+	syscallLoc locID
+	// syscallBatched says the syscall in progress came through a frame
+	// that batches I/O (bufio's Flush, writev).
+	syscallBatched bool
+	lastSleepLoc   locID
+	lastP          trace.ProcID
+	lastM          trace.ThreadID
+	started        bool
+	blocked        bool
+	stopped        bool
+	yielded        bool
+	onLock         bool // blocked in sync.(*Mutex) or sync.(*RWMutex)
 	// A mark assist range lasts until the assist is done, across the
 	// goroutine's preemptions and waits; only its running time is GC work.
 	inAssist    bool
@@ -160,6 +163,7 @@ type sleepSite struct {
 
 type syscallSite struct {
 	n, handoffs int
+	batched     int // calls made under a batching I/O frame
 	dur         Histogram
 }
 
@@ -507,6 +511,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		}
 	case trace.GoSyscall:
 		g.syscallLoc = a.locs.user(st.Stack)
+		g.syscallBatched = a.locs.isBatched(st.Stack)
 		a.siteOf(g, st.Stack)
 	case trace.GoNotExist:
 		a.retire(g)
@@ -661,6 +666,9 @@ func (a *analyzer) endSyscall(g *gstate, t trace.Time, handoff bool) {
 	ss.n++
 	if handoff {
 		ss.handoffs++
+	}
+	if g.syscallBatched {
+		ss.batched++
 	}
 	ss.dur.Add(t.Sub(g.since))
 }

@@ -26,6 +26,7 @@ type locTable struct {
 	lock  map[trace.Stack]bool  // this generation's stacks → blocked in a Mutex or RWMutex
 	gc    map[trace.Stack]bool  // this generation's stacks → inside runtime.GC
 	spin  map[trace.Stack]bool  // this generation's stacks → in select or yield code
+	batch map[trace.Stack]bool  // this generation's stacks → under a batching I/O frame
 }
 
 func newLocTable() *locTable {
@@ -36,6 +37,7 @@ func newLocTable() *locTable {
 		lock:  map[trace.Stack]bool{},
 		gc:    map[trace.Stack]bool{},
 		spin:  map[trace.Stack]bool{},
+		batch: map[trace.Stack]bool{},
 	}
 }
 
@@ -47,6 +49,28 @@ func (t *locTable) newGeneration() {
 	clear(t.lock)
 	clear(t.gc)
 	clear(t.spin)
+	clear(t.batch)
+}
+
+// isBatched reports whether s passes through a frame that batches I/O
+// (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer): a
+// syscall made there moves a buffer's worth, not one item.
+func (t *locTable) isBatched(s trace.Stack) bool {
+	if s == trace.NoStack {
+		return false
+	}
+	if v, ok := t.batch[s]; ok {
+		return v
+	}
+	v := false
+	for f := range s.Frames() {
+		if finding.BatchingFrame(f.Func) {
+			v = true
+			break
+		}
+	}
+	t.batch[s] = v
+	return v
 }
 
 // inForcedGC reports whether s is inside a collection forced by a call

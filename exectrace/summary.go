@@ -162,7 +162,10 @@ type SyscallSite struct {
 	Location finding.Location `json:"location"`
 	Count    int              `json:"count"`
 	Handoffs int              `json:"handoffs"`
-	Duration Percentiles      `json:"duration"`
+	// Batched counts the calls made through a frame that batches I/O
+	// (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer).
+	Batched  int         `json:"batched,omitempty"`
+	Duration Percentiles `json:"duration"`
 }
 
 // GCSummary is the GC's stop-the-world and assist time.
@@ -335,7 +338,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 		s.Syscalls.Count += ss.n
 		s.Syscalls.Handoffs += ss.handoffs
 		s.Syscalls.Time += ss.dur.Sum()
-		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Duration: ss.dur.Percentiles()})
+		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Batched: ss.batched, Duration: ss.dur.Percentiles()})
 	}
 	sortTop(&s.Syscalls.Sites, func(x SyscallSite) int64 { return int64(x.Count) }, func(x SyscallSite) finding.Location { return x.Location })
 

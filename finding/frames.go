@@ -56,3 +56,18 @@ func UserFunction(fn string) bool {
 	}
 	return !StdPackage(pkg)
 }
+
+// batchingFrames issue one syscall for many items: a write that comes
+// through them is already buffered or vectored.
+var batchingFrames = map[string]bool{
+	"bufio.(*Writer).Flush": true, "bufio.(*Writer).ReadFrom": true, "bufio.(*Reader).fill": true,
+	"net.(*Buffers).WriteTo": true, "net.(*Buffers).writeTo": true, "net.(*conn).writeBuffers": true,
+	"net.(*netFD).writeBuffers": true, "internal/poll.(*FD).Writev": true, "syscall.writev": true,
+	"internal/poll.writev": true, "io.copyBuffer": true, "os.(*File).ReadFrom": true,
+	"net.(*TCPConn).readFrom": true, "internal/poll.SendFile": true, "internal/poll.Splice": true,
+}
+
+// BatchingFrame reports whether fn (a qualified function name) batches
+// I/O: a syscall under it moves a buffer's worth, not one item, so
+// "batch the syscalls" is no advice for it.
+func BatchingFrame(fn string) bool { return batchingFrames[fn] }

@@ -80,12 +80,6 @@ var (
 		"runtime.reflect_rselect")
 	nbSelectFrames = set("runtime.selectnbrecv", "runtime.selectnbsend")
 	yieldFrames    = set("runtime.Gosched", "runtime.gosched_m", "runtime.goschedImpl")
-	// batchFrames issue syscalls for many items at once: a write that
-	// comes through them is already buffered or vectored.
-	batchFrames = set("bufio.(*Writer).Flush", "bufio.(*Writer).ReadFrom", "bufio.(*Reader).fill",
-		"net.(*Buffers).WriteTo", "net.(*Buffers).writeTo", "net.(*conn).writeBuffers", "net.(*netFD).writeBuffers",
-		"internal/poll.(*FD).Writev", "syscall.writev", "internal/poll.writev", "io.copyBuffer", "os.(*File).ReadFrom",
-		"net.(*TCPConn).readFrom", "internal/poll.SendFile", "internal/poll.Splice")
 )
 
 func set(names ...string) map[string]bool {
@@ -293,7 +287,7 @@ func (a *analysis) scanSamples(ci int) *scan {
 				if nm == "runtime.Gosched" && j+1 < len(names) {
 					sc.goschedBy[names[j+1]] += n
 				}
-			case batchFrames[nm]:
+			case finding.BatchingFrame(nm):
 				batch = true
 			}
 		}
