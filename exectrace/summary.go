@@ -47,7 +47,8 @@ type SpinSite struct {
 	Function string           `json:"function"`
 	Creator  finding.Location `json:"creator"`
 	// HotLine is where the goroutines were: the user line most CPU samples
-	// hit (when the trace has them), else the line most preemptions hit.
+	// hit (when the trace has them), else the line at least
+	// hotPreemptMinimum preemptions hit most, else StopAt (see spinning).
 	HotLine finding.Location `json:"hot_line"`
 	// HotFrom says what placed HotLine: "cpu samples" or "preemptions"
 	// (where the time goes), or "stops" (where preemptions and yields hit
