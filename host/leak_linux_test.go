@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"strconv"
@@ -24,18 +23,7 @@ func startLab(t *testing.T, bin string, fixed bool) (int, string) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := labtest.Start(t, cmd).ReadString('\n')
 	if err != nil {
 		t.Fatalf("reading the lab's address: %v", err)
 	}

@@ -106,19 +106,8 @@ func startChild(t *testing.T, prefix string, env ...string) int {
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-		cancel()
-	})
-	sc := bufio.NewScanner(out)
+	t.Cleanup(cancel) // after the child is killed and waited for
+	sc := bufio.NewScanner(labtest.Start(t, cmd))
 	for sc.Scan() {
 		if strings.TrimSpace(sc.Text()) == "ready" {
 			go func() {
@@ -408,18 +397,7 @@ func startLoad(t *testing.T, mode string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	sc := bufio.NewScanner(out)
+	sc := bufio.NewScanner(labtest.Start(t, cmd))
 	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "ready" {
 		t.Fatalf("load child %s never became ready: %v", mode, sc.Err())
 	}
