@@ -238,22 +238,30 @@ func ParseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%s: not an http(s) URL", clean(redactRaw(raw)))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: not an http(s) URL", clean(u.Redacted()))
+		shown := u.Redacted()
+		if u.Host == "" {
+			// Without a host, url.Parse leaves user info in the path or
+			// the opaque part, where Redacted does not look.
+			shown = redactRaw(raw)
+		}
+		return nil, fmt.Errorf("%s: not an http(s) URL", clean(shown))
 	}
 	return u, nil
 }
 
-// redactRaw hides the user info of a URL that url.Parse refused: what
-// lies between "//" and the last '@' before the path.
+// redactRaw hides the user info of a URL that url.Parse refused or that
+// has no scheme: what lies between "//" (or the start, without one) and
+// the last '@' before the path. "ops:pw@host:6060/x" typed without
+// "http://" is still a password.
 func redactRaw(raw string) string {
-	i := strings.Index(raw, "//")
-	if i < 0 {
-		return raw
+	start := 0
+	if i := strings.Index(raw, "//"); i >= 0 {
+		start = i + 2
 	}
-	rest := raw[i+2:]
+	rest := raw[start:]
 	auth, _, _ := strings.Cut(rest, "/")
 	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
-		return raw[:i+2] + "xxxxx" + rest[j:]
+		return raw[:start] + "xxxxx" + rest[j:]
 	}
 	return raw
 }

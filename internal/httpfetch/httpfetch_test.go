@@ -294,3 +294,26 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseURL: no input panics, and a password given where a URL's user
+// info goes (after "//", or at the start without a scheme, before the
+// first "/") never appears in the error.
+func FuzzParseURL(f *testing.F) {
+	f.Add("http://ops:s3cret@127.0.0.1:6060/debug/pprof/profile")
+	f.Add("http://ops:s3cret@[::1/x")
+	f.Add("ftp://ops:s3cret@host/")
+	f.Fuzz(func(t *testing.T, raw string) {
+		_, err := ParseURL(raw)
+		auth := raw
+		if i := strings.Index(auth, "//"); i >= 0 {
+			auth = auth[i+2:]
+		}
+		auth, _, _ = strings.Cut(auth, "/")
+		if err == nil || !strings.Contains(auth, ":s3cret@") {
+			return
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("ParseURL(%q): the password is in the error %q", raw, err)
+		}
+	})
+}
