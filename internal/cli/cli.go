@@ -121,6 +121,9 @@ func Run(ctx context.Context, e *Env, args []string) (code int) {
 				return c.run(ctx, e, []string{"-h"})
 			}
 			fmt.Fprintf(e.Stderr, "schedoctor help: unknown command %q\n", args[1])
+			if s := suggestCommand(args[1]); s != "" {
+				fmt.Fprintf(e.Stderr, "%s\n", s)
+			}
 			return ExitError
 		}
 		usage(e.Stdout)
@@ -128,7 +131,14 @@ func Run(ctx context.Context, e *Env, args []string) (code int) {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(e.Stderr, "schedoctor: unknown command %q\n\n", name)
+		fmt.Fprintf(e.Stderr, "schedoctor: unknown command %q\n", name)
+		if s := suggestCommand(name); s != "" {
+			// The suggestion alone: the list of every command would push
+			// it off the screen.
+			fmt.Fprintf(e.Stderr, "%s\nRun 'schedoctor help' for the list of commands.\n", s)
+			return ExitError
+		}
+		fmt.Fprintln(e.Stderr)
 		usage(e.Stderr)
 		return ExitError
 	}
@@ -309,6 +319,12 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) (int, bool) {
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(e.Stdout, buf.String())
 			return ExitClean, false
+		}
+		if s := suggestFlag(fs, err); s != "" {
+			// The error and the suggestion, without the usage that would
+			// scroll them away.
+			fmt.Fprintf(e.Stderr, "%s\n%s\nRun 'schedoctor %s -h' for usage.\n", err, s, e.cmd)
+			return ExitError, false
 		}
 		io.WriteString(e.Stderr, buf.String()) // the flag package's error and the usage
 		return ExitError, false
