@@ -348,6 +348,11 @@ func (e *Env) fail(err error) int {
 		e.reportInterrupt()
 		return ExitError
 	}
+	if ke, ok := asKindError(err); ok {
+		// The input is of another kind: say which command reads it.
+		fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, kindMessage(ke))
+		return ExitError
+	}
 	fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, textsafe.Text(err.Error()))
 	return ExitError
 }

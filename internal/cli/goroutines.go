@@ -11,6 +11,7 @@ import (
 	"github.com/schedoctor/schedoctor/contention"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/goroutines"
+	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -190,6 +191,9 @@ func readGoroutinesInput(ctx context.Context, e *Env, arg string, ropt goroutine
 	}
 	if truncated {
 		return nil, nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise -max-bytes)", name, ropt.MaxBytes)
+	}
+	if err := sniff.Check(name, data[:min(len(data), sniff.HeadSize)], "a goroutine dump, leak, mutex or block profile", goroutinesTakes...); err != nil {
+		return nil, nil, err
 	}
 	d, derr := goroutines.Parse(name, data, ropt)
 	if derr == nil {
