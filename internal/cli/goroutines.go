@@ -126,6 +126,11 @@ age alone. docs/goroutines.md says what each method cannot see.`,
 	var profs []*contention.Profile
 	var plain []plainDump // the goroutine dumps (not leak profiles), for the growth method
 	for _, arg := range fs.Args() {
+		if isURL(arg) {
+			if err := e.checkEndpoint(arg); err != nil {
+				return e.fail(err)
+			}
+		}
 		if len(plain) > 0 && plain[0].fetched && isDumpURL(arg) {
 			// A second dump taken at once shows no growth, however fast
 			// goroutines leak: wait out the interval from the first.

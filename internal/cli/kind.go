@@ -123,3 +123,32 @@ func redactedURL(arg string) string {
 	}
 	return "the URL" // unparsable: its text may hold a password
 }
+
+// endpointCommands names the command that reads each net/http/pprof
+// endpoint, by the last element of the URL's path.
+var endpointCommands = map[string]string{
+	"profile":       "profile",
+	"trace":         "trace",
+	"goroutine":     "goroutines",
+	"goroutineleak": "goroutines",
+	"mutex":         "goroutines",
+	"block":         "goroutines",
+}
+
+// checkEndpoint refuses, before anything is fetched, a /debug/pprof URL
+// whose endpoint another command reads: "profile URL/trace" would fetch
+// for seconds and then fail in the parser. Other paths are fetched, and
+// their answer judged.
+func (e *Env) checkEndpoint(arg string) error {
+	u, err := httpfetch.ParseURL(arg)
+	if err != nil {
+		return nil // the fetch reports it
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	dir, last := p[:max(0, strings.LastIndex(p, "/"))], p[strings.LastIndex(p, "/")+1:]
+	cmd, ok := endpointCommands[last]
+	if !ok || !strings.HasSuffix(dir, "/debug/pprof") || cmd == e.cmd {
+		return nil
+	}
+	return fmt.Errorf("%s is the %s endpoint: read it with `schedoctor %s %s`", u.Redacted(), last, cmd, textsafe.ShellQuote(u.Redacted()))
+}

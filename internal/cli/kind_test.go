@@ -122,7 +122,7 @@ func TestTraceURL(t *testing.T) {
 		gotQuery = r.URL.RawQuery
 		w.Write(trace)
 	})
-	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) { w.Write(cpu) })
+	mux.HandleFunc("/cpu", func(w http.ResponseWriter, r *http.Request) { w.Write(cpu) }) // not named like an endpoint: judged by its bytes
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
@@ -143,7 +143,7 @@ func TestTraceURL(t *testing.T) {
 		t.Errorf("default: query %q, want seconds=5", gotQuery)
 	}
 
-	_, stderr, code = runTraceCmd(t, nil, srv.URL+"/debug/pprof/profile")
+	_, stderr, code = runTraceCmd(t, nil, srv.URL+"/cpu")
 	if code != ExitError || !strings.Contains(stderr, "is a gzip-compressed pprof profile, not an execution trace: read a CPU profile with `schedoctor profile") {
 		t.Errorf("a profile's URL: exit %d, stderr %q", code, stderr)
 	}
@@ -154,5 +154,32 @@ func TestTraceURL(t *testing.T) {
 	_, stderr, code = runTraceCmd(t, nil, "http://ops:s3cret@127.0.0.1:1/debug/pprof/trace")
 	if code != ExitError || strings.Contains(stderr, "s3cret") || strings.Contains(stderr, "no such file") {
 		t.Errorf("unreachable URL with a password: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A /debug/pprof URL of another command's endpoint is refused before it is
+// fetched (profile URL/trace fetched for seconds, then failed in the
+// parser), naming the command; the password stays redacted.
+func TestEndpointOfAnotherCommand(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests++ }))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile", "http://ops:pw@" + host + "/debug/pprof/trace?seconds=3"}, "/debug/pprof/trace?seconds=3 is the trace endpoint: read it with `schedoctor trace 'http://ops:xxxxx@"},
+		{[]string{"trace", srv.URL + "/debug/pprof/profile"}, "is the profile endpoint: read it with `schedoctor profile " + srv.URL + "/debug/pprof/profile`"},
+		{[]string{"goroutines", srv.URL + "/debug/pprof/trace"}, "read it with `schedoctor trace "},
+		{[]string{"trace", srv.URL + "/debug/pprof/goroutine/"}, "read it with `schedoctor goroutines "},
+	} {
+		code, _, stderr := run(t, "", tc.args...)
+		if code != ExitError || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, ":pw@") {
+			t.Errorf("%q: exit %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if requests != 0 {
+		t.Errorf("%d requests: a refused URL was fetched", requests)
 	}
 }

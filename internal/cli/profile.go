@@ -84,6 +84,9 @@ its line with the CPU of the whole loop; the report says which files were not fo
 				p, err = profile.ReadContext(ctx, "stdin", br, *lim)
 			}
 		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
+			if err := e.checkEndpoint(arg); err != nil {
+				return e.fail(err)
+			}
 			e.doing("fetching " + redactedURL(arg))
 			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Limits: *lim})
 		default:

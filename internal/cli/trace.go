@@ -87,6 +87,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	var res *exectrace.Result
 	var err error
 	if isURL(name) {
+		if err := e.checkEndpoint(name); err != nil {
+			return e.fail(err)
+		}
 		e.doing("fetching " + redactedURL(name))
 		res, name, err = fetchTrace(ctx, name, traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))}, topt)
 		if err != nil {
