@@ -61,6 +61,9 @@ func kindMessage(ke *sniff.KindError) string {
 		return ke.Error()
 	}
 	if got.Gzip && !kc.gzip {
+		if ke.Name == "stdin" {
+			return fmt.Sprintf("%s is %s: decompress it first, as in `... | gunzip | schedoctor %s -`", name, got, kc.cmd)
+		}
 		return fmt.Sprintf("%s is %s: decompress it first, as in `gunzip -c %s | schedoctor %s -`", name, got, q, kc.cmd)
 	}
 	return fmt.Sprintf("%s is %s: read it with `schedoctor %s %s`", name, got, kc.cmd, q)

@@ -66,6 +66,14 @@ func TestWrongKindNamesTheCommand(t *testing.T) {
 	if want := "stdin is a Go execution trace: read it with `schedoctor trace -`"; code != ExitError || !strings.Contains(stderr, want) {
 		t.Errorf("profile - < trace: exit %d, stderr %q, want %q", code, stderr, want)
 	}
+	gz, err := os.ReadFile(gzTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = run(t, string(gz), "trace", "-")
+	if want := "stdin is a gzip-compressed Go execution trace: decompress it first, as in `... | gunzip | schedoctor trace -`"; code != ExitError || !strings.Contains(stderr, want) {
+		t.Errorf("trace - < trace.gz: exit %d, stderr %q, want %q", code, stderr, want)
+	}
 }
 
 // Each command still reads its own kind, and every variant the sniffer
