@@ -323,7 +323,7 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) (int, bool) {
 		if s := suggestFlag(fs, err); s != "" {
 			// The error and the suggestion, without the usage that would
 			// scroll them away.
-			fmt.Fprintf(e.Stderr, "%s\n%s\nRun 'schedoctor %s -h' for usage.\n", err, s, e.cmd)
+			fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n%s\nRun 'schedoctor %s -h' for usage.\n", e.cmd, err, s, e.cmd)
 			return ExitError, false
 		}
 		io.WriteString(e.Stderr, buf.String()) // the flag package's error and the usage
