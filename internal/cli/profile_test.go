@@ -180,7 +180,8 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{filepath.Join(dir, "nosuch.pb.gz")}, "no such file"},
 		{[]string{write("heap.pb.gz", heap.Bytes())}, "this is a heap profile; give a CPU profile"},
 		{[]string{write("cut.pb.gz", good[:len(good)/2])}, "cut.pb.gz: truncated gzip"},
-		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html: this is text"},
+		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html is an HTML page, not a CPU profile"},
+		{[]string{write("notes.txt", []byte("some notes\n"))}, "notes.txt: this is text"}, // no kind known: the parser's words
 		{[]string{write("empty", nil)}, "empty: empty file"},
 		{[]string{write("c.pb.gz", notGo.Bytes())}, "no Go runtime frames"},
 		{[]string{"-", "-"}, "stdin) given twice"},
