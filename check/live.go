@@ -26,6 +26,11 @@ const (
 	KindLiveSnapshot = "live-snapshot"
 )
 
+// MaxLiveBytes bounds the monitor's JSON: it holds a handful of findings
+// and a summary of some KB; 4 MiB is a thousand times that, and far less
+// than a hostile target's 40,000 findings would take to decode.
+const MaxLiveBytes = 4 << 20
+
 // DefaultLivePath is where check looks for the live monitor: the mount
 // point docs/live.md gives (mux.Handle("/debug/schedoctor/", m.Handler())).
 const DefaultLivePath = "/debug/schedoctor/"
@@ -43,7 +48,8 @@ const DefaultLivePath = "/debug/schedoctor/"
 // its binary free of the trace reader), the newest such snapshot is
 // fetched too, so that check diagnoses it: the trace of the moment the
 // monitor caught, which check's own trace, taken now, may not show.
-func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePath string, slack time.Duration, logf func(string, ...any)) []*Capture {
+func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
+	base, slack, logf := r.base, r.opt.Slack, r.logf
 	mount := *base
 	mount.Path = base.Path + "/"
 	if p := strings.Trim(livePath, "/"); p != "" {
@@ -52,7 +58,7 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 	u := mount
 	u.RawQuery = url.Values{"format": {"json"}}.Encode()
 	c := &Capture{Kind: KindLive, Endpoint: u.Redacted(), Start: time.Now()}
-	data, status, err := fetch(ctx, client, &u, slack)
+	data, status, err := r.fetchLimit(ctx, &u, slack, r.opt.IdleTimeout, MaxLiveBytes)
 	c.Duration = time.Since(c.Start).Seconds()
 	if err != nil {
 		switch {
@@ -63,16 +69,16 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 			logf("live: %s does not serve the schedoctor live monitor (%v); give its mount with -live", mount.Redacted(), err)
 			return nil
 		}
-		c.Error = err.Error()
-		logf("%s: %v", c.Kind, err)
+		c.Error = r.redact(err.Error())
+		logf("%s: %s", c.Kind, c.Error)
 		return []*Capture{c}
 	}
 	rep, err := parseLive(data)
 	if err != nil {
-		logf("live: %s: %v; give its mount with -live", c.Endpoint, err)
+		logf("live: %s: %s; give its mount with -live", c.Endpoint, r.redact(err.Error()))
 		return nil
 	}
-	c.Data = data
+	c.Data, c.Bytes = data, int64(len(data))
 	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), len(rep.Findings), len(rep.Summary.Snapshots))
 	snap := snapshotToDiagnose(rep)
 	if snap == nil {
@@ -82,17 +88,22 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 	su.Path = mount.Path + "snapshots/" + snap.Name
 	sc := &Capture{Kind: KindLiveSnapshot, Endpoint: su.Redacted(), Start: time.Now()}
 	logf("capturing live snapshot %s (%d bytes, trigger %s)", snap.Name, snap.Bytes, snap.Trigger)
-	data, _, err = fetch(ctx, client, &su, slack)
+	if why := r.skip(step{}); why != "" {
+		sc.Skipped = why
+		logf("%s: not taken: %s", sc.Kind, why)
+		return []*Capture{c, sc}
+	}
+	data, _, err = r.fetch(ctx, &su, slack, r.opt.IdleTimeout)
 	sc.Duration = time.Since(sc.Start).Seconds()
 	switch {
 	case err != nil:
-		sc.Error = err.Error()
-		logf("%s: %v", sc.Kind, err)
+		sc.Error = r.redact(err.Error())
+		logf("%s: %s", sc.Kind, sc.Error)
 	case isTrace(data) != nil:
-		sc.Error = fmt.Sprintf("%s: not a snapshot: %v", sc.Endpoint, isTrace(data))
+		sc.Error = r.redact(fmt.Sprintf("%s: not a snapshot: %v", sc.Endpoint, isTrace(data)))
 		logf("%s: %s", sc.Kind, sc.Error)
 	default:
-		sc.Data = data
+		sc.Data, sc.Bytes = data, int64(len(data))
 	}
 	return []*Capture{c, sc}
 }

@@ -29,8 +29,10 @@ func probe(t *testing.T, h http.Handler) []*Capture {
 		t.Fatal(err)
 	}
 	var logs []string
-	cs := captureLive(context.Background(), Client(base), base, DefaultLivePath, 10*time.Second,
-		func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) })
+	r := &runner{base: base, client: Client(base), left: DefaultTotalBytes, total: DefaultTotalBytes, count: -1,
+		opt:  Options{Slack: 10 * time.Second},
+		logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }}
+	cs := captureLive(context.Background(), r, DefaultLivePath)
 	t.Logf("logs: %q", logs)
 	return cs
 }
