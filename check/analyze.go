@@ -95,6 +95,9 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	sum := &Summary{Target: s.Target, Captures: s.Captures, Skipped: s.Skipped()}
 	var in diagnose.CheckInput
 	fail := func(kind string, err error) {
+		if c := s.Get(kind); c != nil && c.File != "" {
+			kind += " (file " + c.File + ")" // a saved directory's: say which file
+		}
 		sum.Failed = append(sum.Failed, fmt.Sprintf("%s: %v", kind, err))
 	}
 	// done marks a capture read (ok) and, with Release, drops its bytes.
