@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -150,6 +151,9 @@ func validSnapshotName(name string) bool {
 type LiveSummary struct {
 	Findings int `json:"findings"`
 	Joined   int `json:"joined"`
+	// Dropped counts the monitor's findings not read: past
+	// MaxLiveFindings, or of a rule the catalog does not have.
+	Dropped int `json:"dropped,omitempty"`
 	// Snapshot is the snapshot check fetched and diagnosed (the monitor
 	// had not), with its findings' count.
 	Snapshot         string `json:"snapshot,omitempty"`
@@ -158,10 +162,27 @@ type LiveSummary struct {
 	Monitor json.RawMessage `json:"monitor"`
 }
 
+// Bounds of what the live monitor's JSON may add: the monitor gives a
+// handful of findings (SD701-SD704, and those of a snapshot it diagnosed);
+// a target that lists 40,000 made the join take 20 s.
+const (
+	MaxLiveFindings = 100
+	maxClaimRunes   = 300 // of a claim's message
+	maxClaimLabel   = 120 // of an evidence label
+	maxClaimItems   = 16  // evidence per claim
+	maxClaimLocs    = 8   // locations per claim
+)
+
+// LiveClaim starts the message of a finding the target's live monitor
+// made: its words, not schedoctor's.
+const LiveClaim = "the target's live monitor reports: "
+
 // joinLive adds the live monitor's findings to the joined ones: each
 // becomes part of a finding of the same cause when one exists (see
 // sameCause), else a finding of its own; all carry the source "live".
-// fail records a capture that could not be read.
+// They are the target's claims (claim): at most MaxLiveFindings are read,
+// each marked as the monitor's, with the catalog's fix for its rule, not
+// the target's. fail records a capture that could not be read.
 func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, src diagnose.SourceReader, fail func(string, error)) ([]finding.Finding, *LiveSummary) {
 	c := s.Get(KindLive)
 	if !c.OK() {
@@ -175,11 +196,21 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 	raw, _ := json.Marshal(rep.Summary)
 	sum := &LiveSummary{Monitor: raw}
 	var in []finding.Finding
-	for _, f := range rep.Findings {
-		if len(f.Sources) == 0 {
-			f.Sources = []string{"live"}
+	for i, f := range rep.Findings {
+		if i >= MaxLiveFindings {
+			sum.Dropped += len(rep.Findings) - i
+			break
 		}
-		in = append(in, f)
+		cf, ok := claim(f)
+		if !ok {
+			sum.Dropped++
+			continue
+		}
+		in = append(in, cf)
+	}
+	if sum.Dropped > 0 {
+		fail(c.Kind, fmt.Errorf("the monitor listed %d findings; %d dropped (more than %d, or a rule the catalog does not have)",
+			len(rep.Findings), sum.Dropped, MaxLiveFindings))
 	}
 	if sc := s.Get(KindLiveSnapshot); sc.OK() {
 		name := path.Base(sc.Endpoint)
@@ -200,16 +231,58 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 		}
 	}
 	sum.Findings = len(in)
+	idx := newCauseIndex(fs)
 	for _, f := range in {
-		if i := sameCause(fs, f); i >= 0 {
+		if i := idx.find(fs, f); i >= 0 {
 			fs[i] = fold(fs[i], f)
 			sum.Joined++
 			continue
 		}
+		if claimed(f) {
+			f.Message = LiveClaim + f.Message
+		}
 		fs = append(fs, f)
+		idx.add(len(fs)-1, f)
 	}
 	finding.Sort(fs)
 	return fs, sum
+}
+
+// claim makes a finding of the monitor's JSON a claim of the target's:
+// the rule must be the catalog's (a target cannot invent one), the text is
+// bounded, the fix is the catalog's for that rule (the target's own fix
+// text, "curl ... | sudo sh", is never shown as schedoctor's advice), and
+// the source is "live". The message is prefixed with LiveClaim where it
+// is shown (joinLive, fold). ok is false for a rule not in the catalog.
+func claim(f finding.Finding) (finding.Finding, bool) {
+	r, ok := finding.Lookup(f.Rule)
+	if !ok {
+		return f, false
+	}
+	g := finding.Finding{Rule: r.ID, Severity: f.Severity, Message: cutRunes(f.Message, maxClaimRunes), Fix: r.Fix, Sources: []string{"live"}}
+	if g.Severity < finding.Info || g.Severity > finding.Critical {
+		g.Severity = r.Severity
+	}
+	g.Locations = slices.Clone(f.Locations[:min(len(f.Locations), maxClaimLocs)])
+	for _, e := range f.Evidence[:min(len(f.Evidence), maxClaimItems)] {
+		e.Label, e.Unit = cutRunes(e.Label, maxClaimLabel), cutRunes(e.Unit, 20)
+		g.Evidence = append(g.Evidence, e)
+	}
+	g.Evidence = append(g.Evidence, finding.Evidence{Label: "claimed by the target's live monitor", Value: 1, Unit: "claim"})
+	return g, true
+}
+
+// claimed reports whether f is a claim of the monitor's (claim), not a
+// finding check made from the snapshot it fetched.
+func claimed(f finding.Finding) bool {
+	return slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Label == "claimed by the target's live monitor" })
+}
+
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // diagnoseSnapshot runs the trace analysis on a snapshot, as `schedoctor
@@ -290,29 +363,42 @@ func causeGroup(rule string) string {
 // and check's trace are different moments. A miss is better than a wrong
 // merge.
 func sameCause(fs []finding.Finding, f finding.Finding) int {
+	return newCauseIndex(fs).find(fs, f)
+}
+
+// causeIndex lists the findings of each cause group, so that joining n
+// live findings to m others looks only at the candidates of each group,
+// not at all m.
+type causeIndex map[string][]int
+
+func newCauseIndex(fs []finding.Finding) causeIndex {
+	x := causeIndex{}
+	for i, f := range fs {
+		x.add(i, f)
+	}
+	return x
+}
+
+func (x causeIndex) add(i int, f finding.Finding) {
+	if g := causeGroup(f.Rule); g != "" {
+		x[g] = append(x[g], i)
+	}
+}
+
+// find is sameCause over the index.
+func (x causeIndex) find(fs []finding.Finding, f finding.Finding) int {
 	g := causeGroup(f.Rule)
 	if g == "" {
 		return -1
 	}
+	cands := x[g]
 	if len(f.Locations) == 0 {
-		if g != "leak" && g != "gc" {
-			return -1
+		if (g != "leak" && g != "gc") || len(cands) != 1 {
+			return -1 // none, or two candidates: cannot tell which
 		}
-		at := -1
-		for i := range fs {
-			if causeGroup(fs[i].Rule) == g {
-				if at >= 0 {
-					return -1 // two candidates: cannot tell which
-				}
-				at = i
-			}
-		}
-		return at
+		return cands[0]
 	}
-	for i := range fs {
-		if causeGroup(fs[i].Rule) != g {
-			continue
-		}
+	for _, i := range cands {
 		for _, l := range f.Locations {
 			if diagnose.SameLine(l, fs[i].Locations) {
 				return i
@@ -360,7 +446,7 @@ func fold(f, l finding.Finding) finding.Finding {
 	g := f
 	g.Sources = srcs
 	g.Severity = max(f.Severity, l.Severity)
-	g.Message = f.Message + "; live monitor " + l.Rule + ": " + l.Message
+	g.Message = f.Message + "; the target's live monitor reports " + l.Rule + ": " + l.Message
 	g.Locations = slices.Clone(f.Locations)
 	for _, loc := range l.Locations {
 		if !diagnose.SameLine(loc, g.Locations) && len(g.Locations) < 8 {

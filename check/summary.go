@@ -67,6 +67,9 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	if l := s.Live; l != nil {
 		fmt.Fprintf(&b, "live monitor: %d finding(s), %d joined another source's", l.Findings, l.Joined)
+		if l.Dropped > 0 {
+			fmt.Fprintf(&b, ", %d dropped", l.Dropped)
+		}
 		if l.Snapshot != "" {
 			fmt.Fprintf(&b, "; its snapshot %s diagnosed here (%d finding(s))", l.Snapshot, l.SnapshotFindings)
 		}
