@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,9 +16,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	pprofpb "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
@@ -234,4 +239,42 @@ func TestCheckLabService(t *testing.T) {
 	what := strings.Join(problems, "; ")
 	m.SkipIfBusy(t, "%s", what)
 	t.Error(what)
+}
+
+// TestCheckManyGoroutinesSaysSo: the CLI names what it did not take and
+// the flag that sets the limit; raising the limit takes the full dumps.
+func TestCheckManyGoroutinesSaysSo(t *testing.T) {
+	// A goroutine profile claiming 50,000 goroutines at one stack.
+	fn := &pprofpb.Function{ID: 1, Name: "main.worker", Filename: "/src/main.go"}
+	loc := &pprofpb.Location{ID: 1, Address: 0x1000, Line: []pprofpb.Line{{Function: fn, Line: 10}}}
+	p := &pprofpb.Profile{SampleType: []*pprofpb.ValueType{{Type: "goroutine", Unit: "count"}},
+		PeriodType: &pprofpb.ValueType{Type: "goroutine", Unit: "count"}, Period: 1,
+		Sample:   []*pprofpb.Sample{{Value: []int64{50_000}, Location: []*pprofpb.Location{loc}}},
+		Location: []*pprofpb.Location{loc}, Function: []*pprofpb.Function{fn}}
+	var proto bytes.Buffer
+	if err := p.Write(&proto); err != nil {
+		t.Fatal(err)
+	}
+	var full atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/debug/pprof/goroutine" && r.URL.Query().Get("debug") == "0":
+			w.Write(proto.Bytes())
+		case r.URL.Path == "/debug/pprof/goroutine" && r.URL.Query().Get("debug") == "2":
+			full.Add(1)
+			io.WriteString(w, "goroutine 1 [running]:\nmain.main()\n\t/src/main.go:3 +0x1\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	code, stdout, stderr := run(t, "", "check", "-q", "-seconds", "1", "-live", "", srv.URL)
+	if code == ExitError || full.Load() != 0 || !strings.Contains(stderr, "50000 goroutines, at or over the limit of 1000") ||
+		!strings.Contains(stderr, "-max-dump-goroutines") || !strings.Contains(stdout, "goroutine-start not taken") {
+		t.Errorf("exit %d, %d full dumps\nstdout %s\nstderr %s", code, full.Load(), stdout, stderr)
+	}
+	code, _, stderr = run(t, "", "check", "-q", "-seconds", "1", "-live", "", "-max-dump-goroutines", "100000", srv.URL)
+	if code == ExitError || full.Load() != 2 {
+		t.Errorf("-max-dump-goroutines 100000: exit %d, %d full dumps; want 2\n%s", code, full.Load(), stderr)
+	}
 }
