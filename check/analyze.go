@@ -124,6 +124,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		} else {
 			sum.Procs = pc.Summary
 			in.Procs = pc.Findings
+			sum.Read++
 			if cpus <= 0 && pc.Summary != nil {
 				cpus = pc.Summary.CPUs.Available
 			}
