@@ -245,7 +245,7 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	// The idle watchdog cancels the request with a cause of its own too.
 	ctx, cancelC := context.WithCancelCause(ctx)
 	cancel := func() { cancelC(nil); cancelT() }
-	idle := &idleWatch{d: opt.IdleTimeout}
+	idle := &idleWatch{d: opt.IdleTimeout, cancel: cancelC}
 	if idle.d == 0 {
 		idle.d = DefaultIdleTimeout
 	}
@@ -281,9 +281,6 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 		resp.Body.Close()
 		return fail(resp.StatusCode, fmt.Sprintf("answer of %d bytes is larger than the limit of %d bytes%s",
 			resp.ContentLength, opt.Limit, hint(opt.LimitHint)), ErrTooLarge)
-	}
-	if idle.d > 0 {
-		idle.t = time.AfterFunc(idle.d, func() { cancelC(idle) })
 	}
 	r := &Response{
 		Name: name, Status: resp.StatusCode, Header: resp.Header, ContentLength: resp.ContentLength,
@@ -465,19 +462,26 @@ type wire struct {
 }
 
 func (w *wire) Read(p []byte) (n int, err error) {
+	w.idle.begin()
 	n, err = w.Reader.Read(p)
+	w.idle.end(n)
 	w.n += int64(n)
-	w.idle.progress(n, err != nil)
 	return n, err
 }
 
-// idleWatch is the idle deadline: a timer, rearmed each time the body
-// has brought ProgressBytes more, that cancels the request with itself as
-// the cause. It is the error's cause, so its Error says what happened.
+// idleWatch is the idle deadline. It counts only the time spent waiting
+// for the network inside reads since the body last brought
+// ProgressBytes: a caller that works between reads (a trace reader going
+// through a generation) is not the target's slowness. When the wait
+// passes d, it cancels the request with itself as the cause, so its Error
+// says what happened.
 type idleWatch struct {
-	d   time.Duration
-	t   *time.Timer // nil: no idle limit
-	got int         // bytes since the timer was last armed
+	d      time.Duration // <= 0: no idle limit
+	cancel func(error)
+	t      *time.Timer
+	start  time.Time
+	waited time.Duration // in reads since the last ProgressBytes
+	got    int           // bytes since then
 }
 
 func (w *idleWatch) Error() string {
@@ -485,18 +489,28 @@ func (w *idleWatch) Error() string {
 }
 func (w *idleWatch) Unwrap() error { return ErrStalled }
 
-func (w *idleWatch) progress(n int, done bool) {
+func (w *idleWatch) begin() {
+	if w.d <= 0 {
+		return
+	}
+	left := max(w.d-w.waited, time.Nanosecond)
+	w.start = time.Now()
 	if w.t == nil {
+		w.t = time.AfterFunc(left, func() { w.cancel(w) })
+	} else {
+		w.t.Reset(left)
+	}
+}
+
+func (w *idleWatch) end(n int) {
+	if w.d <= 0 {
 		return
 	}
-	if done {
-		w.t.Stop()
-		return
-	}
+	w.t.Stop()
+	w.waited += time.Since(w.start)
 	w.got += n
 	if w.got >= ProgressBytes {
-		w.got = 0
-		w.t.Reset(w.d)
+		w.got, w.waited = 0, 0
 	}
 }
 

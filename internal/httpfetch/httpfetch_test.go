@@ -361,6 +361,31 @@ func TestTrickleStalls(t *testing.T) {
 	if err != nil || len(data) != 15*ProgressBytes {
 		t.Errorf("steady body: %d bytes, %v; want it whole", len(data), err)
 	}
+	// A caller that works between reads longer than the idle timeout:
+	// the target sent everything, nothing stalled.
+	resp, err := Get(context.Background(), parse(t, steady.URL), Options{Timeout: time.Minute, IdleTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	n := 0
+	buf := make([]byte, 512)
+	for {
+		k, err := resp.Body.Read(buf)
+		n += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("slow caller after %d bytes: %v", n, resp.Err(err))
+		}
+		if n < 3*ProgressBytes {
+			time.Sleep(400 * time.Millisecond) // the caller's own work
+		}
+	}
+	if n != 15*ProgressBytes {
+		t.Errorf("slow caller read %d bytes", n)
+	}
 }
 
 // TestRedirectRule: every Get, with no client or a client without its
