@@ -74,13 +74,13 @@ func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
 		logf("%s: %s", c.Kind, c.Error)
 		return []*Capture{c}
 	}
-	rep, err := parseLive(data)
+	rep, listed, err := parseLive(data)
 	if err != nil {
 		logf("live: %s: %s; give its mount with -live", c.Endpoint, r.redact(err.Error()))
 		return nil
 	}
 	c.Data, c.Bytes = data, int64(len(data))
-	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), len(rep.Findings), len(rep.Summary.Snapshots))
+	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), listed, len(rep.Summary.Snapshots))
 	snap := snapshotToDiagnose(rep)
 	if snap == nil {
 		return []*Capture{c}
@@ -110,15 +110,30 @@ func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
 }
 
 // parseLive reads the monitor's JSON and checks that it is the monitor's.
-func parseLive(data []byte) (*live.Report, error) {
-	var rep live.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("not the live monitor's JSON: %w", err)
+// Only the first MaxLiveFindings findings are decoded into the report;
+// listed is how many the monitor listed, so that a target listing 40,000
+// costs a scan, not a decode.
+func parseLive(data []byte) (rep *live.Report, listed int, err error) {
+	var raw struct {
+		Source   string            `json:"source"`
+		Findings []json.RawMessage `json:"findings"`
+		Summary  live.State        `json:"summary"`
 	}
-	if rep.Source != "live" {
-		return nil, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", rep.Source)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, 0, fmt.Errorf("not the live monitor's JSON: %w", err)
 	}
-	return &rep, nil
+	if raw.Source != "live" {
+		return nil, 0, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", raw.Source)
+	}
+	rep = &live.Report{Source: raw.Source, Summary: raw.Summary}
+	for i, m := range raw.Findings[:min(len(raw.Findings), MaxLiveFindings)] {
+		var f finding.Finding
+		if err := json.Unmarshal(m, &f); err != nil {
+			return nil, 0, fmt.Errorf("not the live monitor's JSON: finding %d: %w", i, err)
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	return rep, len(raw.Findings), nil
 }
 
 // snapshotToDiagnose picks the newest snapshot the monitor took since it
@@ -188,7 +203,7 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 	if !c.OK() {
 		return fs, nil
 	}
-	rep, err := parseLive(c.Data)
+	rep, listed, err := parseLive(c.Data)
 	if err != nil {
 		fail(c.Kind, err)
 		return fs, nil
@@ -196,11 +211,8 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 	raw, _ := json.Marshal(rep.Summary)
 	sum := &LiveSummary{Monitor: raw}
 	var in []finding.Finding
-	for i, f := range rep.Findings {
-		if i >= MaxLiveFindings {
-			sum.Dropped += len(rep.Findings) - i
-			break
-		}
+	sum.Dropped = listed - len(rep.Findings) // past MaxLiveFindings
+	for _, f := range rep.Findings {
 		cf, ok := claim(f)
 		if !ok {
 			sum.Dropped++
@@ -210,7 +222,7 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 	}
 	if sum.Dropped > 0 {
 		fail(c.Kind, fmt.Errorf("the monitor listed %d findings; %d dropped (more than %d, or a rule the catalog does not have)",
-			len(rep.Findings), sum.Dropped, MaxLiveFindings))
+			listed, sum.Dropped, MaxLiveFindings))
 	}
 	if sc := s.Get(KindLiveSnapshot); sc.OK() {
 		name := path.Base(sc.Endpoint)

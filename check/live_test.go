@@ -76,7 +76,7 @@ func TestLiveRealMonitor(t *testing.T) {
 	if len(cs) != 1 || !cs[0].OK() || cs[0].Kind != KindLive {
 		t.Fatalf("captures %+v, want the live JSON", cs)
 	}
-	rep, err := parseLive(cs[0].Data)
+	rep, _, err := parseLive(cs[0].Data)
 	if err != nil {
 		t.Fatal(err)
 	}
