@@ -154,7 +154,7 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 		e.warn("%s", f)
 	}
 	for _, sk := range res.Summary.Skipped {
-		if strings.Contains(sk, "full dump (debug=2)") {
+		if strings.Contains(sk, "at or over the limit") {
 			e.warn("%s (-max-dump-goroutines sets the limit)", sk)
 		} else {
 			e.warn("%s", sk)
