@@ -431,6 +431,10 @@ func (r *runner) fetch(ctx context.Context, u *url.URL, timeout, idle time.Durat
 
 func (r *runner) fetchLimit(ctx context.Context, u *url.URL, timeout, idle time.Duration, limit int64) ([]byte, int, error) {
 	limit = min(limit, r.left)
+	if limit <= 0 {
+		// httpfetch reads a zero limit as none: never ask then.
+		return nil, 0, fmt.Errorf("%s: not taken: the check's budget of %d bytes for all answers is spent", u.Redacted(), r.total)
+	}
 	data, status, err := fetch(ctx, r.client, u, timeout, idle, limit)
 	r.left -= int64(len(data))
 	return data, status, err
