@@ -16,15 +16,17 @@ const ManifestName = "manifest.json"
 // fileNames are the files of each kind in a saved directory: the names
 // pprof users know, so the directory is useful without schedoctor too.
 var fileNames = map[string]string{
-	KindGoroutineStart: "goroutine-start.txt",
-	KindProfile:        "profile.pb.gz",
-	KindTrace:          "trace.out",
-	KindMutex:          "mutex.pb.gz",
-	KindBlock:          "block.pb.gz",
-	KindLeak:           "goroutineleak.txt",
-	KindGoroutineEnd:   "goroutine-end.txt",
-	KindLive:           "live.json",
-	KindLiveSnapshot:   "live-snapshot.trace",
+	KindGoroutineStartProto: "goroutine-start.pb.gz",
+	KindGoroutineEndProto:   "goroutine-end.pb.gz",
+	KindGoroutineStart:      "goroutine-start.txt",
+	KindProfile:             "profile.pb.gz",
+	KindTrace:               "trace.out",
+	KindMutex:               "mutex.pb.gz",
+	KindBlock:               "block.pb.gz",
+	KindLeak:                "goroutineleak.txt",
+	KindGoroutineEnd:        "goroutine-end.txt",
+	KindLive:                "live.json",
+	KindLiveSnapshot:        "live-snapshot.trace",
 }
 
 const procsFile = "procs.json"

@@ -154,16 +154,24 @@ type Result struct {
 // lock for longer than the window.
 func Analyze(dumps []*Dump, opt Options) (*Result, error) {
 	var plain, leak []*Dump
+	others := 0 // dumps that are not leak profiles
+	for _, d := range dumps {
+		if d != nil && d.Profile != ProfileGoroutineLeak {
+			others++
+		}
+	}
 	for _, d := range dumps {
 		if d == nil {
 			continue
 		}
 		// A goroutineleak?debug=2 dump is a full dump with marks: it
-		// serves both methods.
+		// serves both methods, unless two plain dumps already give the
+		// window (check takes both and the leak profile between them).
 		if d.Profile == ProfileGoroutineLeak {
 			leak = append(leak, d)
-			if d.Format == FormatDebug2 {
+			if d.Format == FormatDebug2 && others < 2 {
 				plain = append(plain, d)
+				others++
 			}
 			continue
 		}
@@ -299,6 +307,11 @@ var ageStates = map[string]bool{
 }
 
 func (a *analysis) fromGrowth(start, end *Dump, endGroups []*Group) {
+	if start.Format != end.Format {
+		// Keys differ by format (debug=2 has creators, the others not;
+		// debug=1 lacks the runtime frames): every group would look new.
+		return
+	}
 	before := map[Key]*Group{}
 	for _, g := range Groups(start) {
 		before[g.Key] = g
