@@ -181,8 +181,11 @@ func fetchTrace(ctx context.Context, rawURL string, f traceFetch, topt exectrace
 	if timeout <= 0 {
 		timeout = time.Duration(secs)*time.Second + 30*time.Second
 	}
+	// An idle program's trace can bring less than httpfetch.ProgressBytes
+	// in httpfetch.DefaultIdleTimeout while it records: as check does, the
+	// idle limit of a trace is its recording time and the slack.
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
-		Timeout: timeout, Limit: f.MaxBytes,
+		Timeout: timeout, IdleTimeout: time.Duration(secs)*time.Second + 30*time.Second, Limit: f.MaxBytes,
 		Expect: "/debug/pprof/trace", What: "an execution trace",
 		TimeoutHint: "raise -timeout, or lower -seconds", LimitHint: "raise -max-mb if the trace is genuine",
 	})
