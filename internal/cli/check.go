@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -43,7 +44,8 @@ snapshots) are shown as the target's claims ("the target's live monitor reports:
 snapshot that it did not diagnose itself is fetched and diagnosed with the trace analysis.
 
 -save DIR keeps every capture and a manifest.json; "schedoctor check DIR" diagnoses it again
-offline (attach DIR to a bug report). docs/check.md says what each capture costs the target.`,
+offline (attach DIR to a bug report). DIR is created 0700 (an existing one must be empty, yours,
+not a link and not writable by others); its files are 0600. docs/check.md says what each capture costs the target.`,
 		`  schedoctor check http://127.0.0.1:6060
   schedoctor check -pid $(pgrep -n myservice) -seconds 20 -src ~/src/myservice http://127.0.0.1:6060
   schedoctor check -save /tmp/chk http://127.0.0.1:6060 && schedoctor check -json /tmp/chk`)
@@ -110,6 +112,15 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 			return e.fail(err)
 		}
 	} else {
+		// The save directory is made (or checked) before the target is
+		// contacted: a refused one costs the service nothing.
+		var save *safewrite.Dir
+		if *saveDir != "" {
+			if save, err = safewrite.CreateNew(*saveDir); err != nil {
+				return e.fail(fmt.Errorf("-save: %w", err))
+			}
+			defer save.Close()
+		}
 		base, err := check.ParseBase(arg)
 		if err != nil {
 			return e.fail(err)
@@ -125,8 +136,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 			return e.fail(err)
 		}
 		set.Tool = Version()
-		if *saveDir != "" {
-			if err := set.Save(*saveDir); err != nil {
+		if save != nil {
+			if err := set.SaveTo(save); err != nil {
 				e.warn("%v", err)
 			} else if !*quiet {
 				fmt.Fprintf(e.Stderr, "schedoctor check: saved to %s (re-diagnose with: schedoctor check %s)\n", *saveDir, *saveDir)

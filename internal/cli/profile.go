@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
@@ -146,16 +147,10 @@ func (s *srcDirs) Set(v string) error {
 	return nil
 }
 
+// writeClassified writes -o FILE the way every user-named file is written
+// (safewrite.ReplaceFile: 0600, a link at FILE replaced, not followed).
 func writeClassified(name string, res *profile.Result) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := res.WriteClassified(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return f.Close()
+	return safewrite.ReplaceFile(name, res.WriteClassified)
 }
 
 // profileLimitFlags registers the limits of profile.Limits (issue 12): a
