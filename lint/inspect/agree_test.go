@@ -1,7 +1,9 @@
 package inspect
 
 import (
+	"errors"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -202,5 +204,72 @@ func TestLintAgrees(t *testing.T) {
 	t.Logf("%d loops, %d lines, %d spins; %d lines of loops only a typed load judges", loops, lines, spins, unseen)
 	if loops < 150 || spins < 30 {
 		t.Errorf("only %d loops, %d spins: the testdata was not read", loops, spins)
+	}
+}
+
+// TestCallerSpin: consumers that retry a lock-free queue's non-blocking
+// Dequeue at once are named at the caller's loop; the library's function
+// is compute. The queue is another package: its facts (never blocks,
+// polls) come from a typed load.
+func TestCallerSpin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	lib, err := filepath.Abs("testdata/mod/queue/queue.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, _ := filepath.Abs("testdata/mod/consumer/consumer.go")
+	r := &Resolver{}
+	stack := []Frame{
+		{lib, lineOf(t, lib, "return 0, false")},
+		{caller, lineOf(t, caller, "if v, ok := q.Dequeue(); ok { // SD106")},
+		{caller, lineOf(t, caller, "s += Next(q)")},
+	}
+	l, i, err := r.SpinIn(stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i != 1 || l.Kind != AtomicSpin || l.Rule != "SD106" || l.Function != "Next" || l.Start != stack[1].Line-1 {
+		t.Errorf("frame %d: %s %s in %s %d-%d (%s); want the caller's loop at line %d, SD106", i, l.Kind, l.Rule, l.Function, l.Start, l.End, l.Detail, stack[1].Line-1)
+	}
+	own, err := r.At(lib, stack[0].Line)
+	if err != nil || own.Kind != NotInLoop {
+		t.Errorf("the library's line: %v %+v", err, own)
+	}
+}
+
+// TestStackFrames: a stack through the runtime (mcall in assembly,
+// gosched_m and Gosched in proc.go, here or as another machine recorded
+// them) above a Gosched loop under LockOSThread: the loop is the yield
+// spin, and no runtime file is read as the user's.
+func TestStackFrames(t *testing.T) {
+	r := &Resolver{NoLoad: true}
+	file := "testdata/shapes/handler.go"
+	g := lineOf(t, file, "runtime.Gosched() // at: yield-spin func: lockedYield")
+	goroot := build.Default.GOROOT
+	stack := []Frame{
+		{filepath.Join(goroot, "src", "runtime", "asm_amd64.s"), 450},
+		{filepath.Join(goroot, "src", "runtime", "proc.go"), 400},
+		{"/usr/local/go/src/runtime/proc.go", 380},
+		{"runtime/proc.go", 360},
+		{file, g},
+	}
+	l, i, err := r.SpinIn(stack)
+	if err != nil || i != 4 || l.Kind != YieldSpin || l.Function != "lockedYield" || l.SpinLine != g {
+		t.Fatalf("SpinIn = %d, %v, %+v; want the Gosched loop at frame 4", i, err, l)
+	}
+
+	// A .s file is not parsed as Go, even when it would parse.
+	dir := t.TempDir()
+	asm := filepath.Join(dir, "x.s")
+	if err := os.WriteFile(asm, []byte("package p\n\nfunc f() {\n\tfor {\n\t}\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := r.At(asm, 4); !errors.Is(err, ErrNoSource) || !strings.Contains(err.Error(), "not a Go source file") {
+		t.Errorf("At(.s) = %+v, %v; want ErrNoSource", l, err)
+	}
+	if len(r.files) != 1 {
+		t.Errorf("%d files parsed, want only handler.go", len(r.files))
 	}
 }

@@ -33,7 +33,8 @@ const (
 	SleepUnknown  = loops.SleepUnknown  // sleeps for a length the source does not fix; a runtime source decides
 	TimerPerIter  = loops.TimerPerIter  // makes a timer every iteration (SD104)
 	Blocking      = loops.Blocking      // the loop parks on its idle path (a channel op, a select without default, a lock, a long sleep)
-	Compute       = loops.Compute       // no wait and no spin: plain computation, or calls lint cannot see into
+	Compute       = loops.Compute       // no wait and no spin: the loop's own work
+	Unknown       = loops.Unknown       // calls code lint cannot see into (an interface's method, another module's function)
 	RetryCAS      = loops.RetryCAS      // retries a compare-and-swap (bounded by contention, not a wait)
 )
 

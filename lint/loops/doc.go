@@ -33,12 +33,14 @@
 //     channel, a sleep of 1ms or more, a call whose lint/blocking fact
 //     says it blocks, such as sync.Mutex.Lock); SleepUnknown when its
 //     only wait is a sleep of a length the source does not fix; RetryCAS
-//     when it runs a compare-and-swap; Compute otherwise. A call that
-//     may block by its facts (an interface's Read, a function of another
-//     module without facts) is not taken to block: it is named in the
-//     detail and the loop is Compute. Neither is a getter such as
-//     (*http.Request).Context or the channel expression of a select's
-//     case: evaluating r.Context().Done() does not wait.
+//     when it runs a compare-and-swap; Unknown when it calls code lint
+//     cannot see into (an interface's method, a function of another
+//     module without facts, a func value): not proven to block, wait or
+//     work; Compute otherwise. A function of the standard library that
+//     lint/blocking's table does not list as blocking (sha256.Sum256) is
+//     the loop's work, and neither a getter such as
+//     (*http.Request).Context nor the channel expression of a select's
+//     case (r.Context().Done()) is a wait.
 //
 // The idle path is what runs when nothing the loop waits for happened:
 // the bodies of a select's cases other than the default, and of branches

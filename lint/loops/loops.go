@@ -56,8 +56,12 @@ const (
 	SleepUnknown Kind = "sleep-unknown"
 	TimerPerIter Kind = "timer-per-iter" // makes a timer every iteration (SD104)
 	Blocking     Kind = "blocking"       // parks on its idle path: a channel operation, a select without default, a lock, a long sleep
-	Compute      Kind = "compute"        // no wait and no spin: work, or calls the analysis cannot see into
-	RetryCAS     Kind = "retry-cas"      // retries a compare-and-swap (bounded by contention, not a wait)
+	Compute      Kind = "compute"        // no wait and no spin: the loop does its own work
+	// Unknown calls code lint cannot see into on its idle path (an
+	// interface's method, a function of another module without facts, a
+	// func value): no spin lint can prove, and no proof of work either.
+	Unknown  Kind = "unknown"
+	RetryCAS Kind = "retry-cas" // retries a compare-and-swap (bounded by contention, not a wait)
 )
 
 // Spin reports whether the loop burns CPU waiting for something rather
@@ -347,6 +351,16 @@ func (j *judge) spinDetail(v *Verdict, loop ast.Stmt) {
 	if guard == nil && f != nil {
 		guard = f.Cond
 	}
+	if guard == nil && f != nil {
+		// The condition of the first branch that leaves: what the loop
+		// waits to see (if disposed == 1 { return }).
+		for _, st := range f.Body.List {
+			if is, ok := st.(*ast.IfStmt); ok && astutil.AlwaysLeaves(j.info, is.Body.List, astutil.Loop{Stmt: loop}, true) {
+				guard = is.Cond
+				break
+			}
+		}
+	}
 	switch {
 	case gosched != nil:
 		v.Kind, v.At = YieldSpin, gosched.Pos()
@@ -355,7 +369,7 @@ func (j *judge) spinDetail(v *Verdict, loop ast.Stmt) {
 			v.Detail = fmt.Sprintf("waits for another goroutine while %s (line %d), and its only wait is %s, which does not park",
 				types.ExprString(guard), j.line(guard.Pos()), y)
 		} else {
-			v.Detail = fmt.Sprintf("its only wait is %s, which does not park, and the loop does nothing else", y)
+			v.Detail = fmt.Sprintf("its only wait is %s, which does not park", y)
 		}
 	case f != nil && len(f.Body.List) == 0 && f.Cond == nil:
 		v.Kind = AtomicSpin
@@ -367,6 +381,13 @@ func (j *judge) spinDetail(v *Verdict, loop ast.Stmt) {
 		v.Kind = AtomicSpin
 		v.Detail = fmt.Sprintf("re-reads shared state in lines %d–%d with nothing that blocks or yields", j.line(loop.Pos()), j.line(loop.End()))
 	}
+}
+
+// dynamic reports a method of an interface (or of a type parameter's
+// constraint): what the call runs depends on the value.
+func dynamic(fn *types.Func) bool {
+	sig, _ := fn.Type().(*types.Signature)
+	return sig != nil && sig.Recv() != nil && types.IsInterface(sig.Recv().Type())
 }
 
 // zeroTimer reports time.Sleep(0) or time.After(0) (any constant <= 0).
@@ -422,10 +443,10 @@ type op struct {
 
 // idle collects what a loop no rule reported does on its idle path.
 type idle struct {
-	j                      *judge
-	loop                   astutil.Loop
-	block, varSleep, cas   *op
-	mayBlock, work, sleeps *op
+	j                     *judge
+	loop                  astutil.Loop
+	block, varSleep, cas  *op
+	unknown, work, sleeps *op
 }
 
 // settle describes a loop that no rule reported: not a spin, and this
@@ -464,10 +485,10 @@ func (j *judge) settle(loop ast.Stmt) *Verdict {
 		v.Detail = fmt.Sprintf("its only wait is %s: a zero or tiny value spins, a long one waits", at(w.varSleep))
 	case w.cas != nil:
 		v.Kind, v.At = RetryCAS, w.cas.pos
-		v.Detail = fmt.Sprintf("retries %s until it wins; lint finds no wait for another goroutine", at(w.cas))
-	case w.mayBlock != nil:
-		v.Kind = Compute
-		v.Detail = fmt.Sprintf("no wait and no spin lint can see in %s; it calls %s, which lint cannot tell blocks or not", span, at(w.mayBlock))
+		v.Detail = fmt.Sprintf("retries %s until it wins; lint reports no spin here (a contention retry, or a lock of its own)", at(w.cas))
+	case w.unknown != nil:
+		v.Kind, v.At = Unknown, w.unknown.pos
+		v.Detail = fmt.Sprintf("no wait and no spin lint can prove in %s; it calls %s, which lint cannot see into", span, at(w.unknown))
 	case w.work != nil:
 		v.Kind = Compute
 		v.Detail = fmt.Sprintf("no wait and no spin operation in %s; it computes (%s)", span, at(w.work))
@@ -677,27 +698,28 @@ func (w *idle) call(call *ast.CallExpr) {
 		return
 	}
 	fn := analysisutil.Callee(info, call)
-	if fn == nil {
-		w.note(&w.mayBlock, call.Pos(), name)
+	if fn == nil || w.j.facts == nil {
+		w.note(&w.unknown, call.Pos(), name) // a func value, or untyped
 		return
 	}
 	if blocking.IsCAS(fn) {
 		w.note(&w.cas, call.Pos(), name)
 	}
-	if w.j.facts == nil {
-		w.note(&w.mayBlock, call.Pos(), name)
-		return
-	}
 	f := w.j.facts.Of(fn)
-	switch f.Kind {
-	case blocking.Blocks:
+	switch {
+	case f.Kind == blocking.Blocks:
 		w.note(&w.block, call.Pos(), blocking.Name(fn))
-	case blocking.NeverBlocks:
+	case f.Kind == blocking.NeverBlocks:
 		if f.Swaps {
 			w.note(&w.cas, call.Pos(), blocking.Name(fn))
 		}
 		w.note(&w.work, call.Pos(), blocking.Name(fn))
+	case fn.Pkg() != nil && finding.StdPackage(fn.Pkg().Path()) && !dynamic(fn):
+		// A function of the standard library that lint/blocking's table
+		// does not list as blocking (sha256.Sum256, json.Marshal): the
+		// loop's own work.
+		w.note(&w.work, call.Pos(), blocking.Name(fn))
 	default:
-		w.note(&w.mayBlock, call.Pos(), blocking.Name(fn))
+		w.note(&w.unknown, call.Pos(), blocking.Name(fn))
 	}
 }

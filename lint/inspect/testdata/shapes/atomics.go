@@ -254,11 +254,11 @@ func locker(mu *sync.Mutex, n *int) {
 }
 
 // reader calls an interface's Read: whether it blocks depends on what
-// implements it, which the source does not say. Not a spin; the verdict
-// names the call.
+// implements it, which the source does not say. Not a spin, not proven
+// work either: unknown, and the verdict names the call.
 func reader(r io.Reader, buf []byte) {
 	for {
-		if _, err := r.Read(buf); err != nil { // at: compute
+		if _, err := r.Read(buf); err != nil { // at: unknown
 			return
 		}
 	}
