@@ -383,6 +383,15 @@ func (j *judge) spinDetail(v *Verdict, loop ast.Stmt) {
 	}
 }
 
+// funcName is how a detail names fn: "crypto/sha256.Sum256" for a
+// function, "Mutex.Lock" for a method.
+func funcName(fn *types.Func) string {
+	if sig, _ := fn.Type().(*types.Signature); sig != nil && sig.Recv() != nil || fn.Pkg() == nil {
+		return blocking.Name(fn)
+	}
+	return fn.Pkg().Path() + "." + fn.Name()
+}
+
 // dynamic reports a method of an interface (or of a type parameter's
 // constraint): what the call runs depends on the value.
 func dynamic(fn *types.Func) bool {
@@ -708,18 +717,18 @@ func (w *idle) call(call *ast.CallExpr) {
 	f := w.j.facts.Of(fn)
 	switch {
 	case f.Kind == blocking.Blocks:
-		w.note(&w.block, call.Pos(), blocking.Name(fn))
+		w.note(&w.block, call.Pos(), funcName(fn))
 	case f.Kind == blocking.NeverBlocks:
 		if f.Swaps {
-			w.note(&w.cas, call.Pos(), blocking.Name(fn))
+			w.note(&w.cas, call.Pos(), funcName(fn))
 		}
-		w.note(&w.work, call.Pos(), blocking.Name(fn))
+		w.note(&w.work, call.Pos(), funcName(fn))
 	case fn.Pkg() != nil && finding.StdPackage(fn.Pkg().Path()) && !dynamic(fn):
 		// A function of the standard library that lint/blocking's table
 		// does not list as blocking (sha256.Sum256, json.Marshal): the
 		// loop's own work.
-		w.note(&w.work, call.Pos(), blocking.Name(fn))
+		w.note(&w.work, call.Pos(), funcName(fn))
 	default:
-		w.note(&w.unknown, call.Pos(), blocking.Name(fn))
+		w.note(&w.unknown, call.Pos(), funcName(fn))
 	}
 }
