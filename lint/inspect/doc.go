@@ -33,7 +33,7 @@
 // SelectDefault, SD106 for YieldSpin and AtomicSpin, SD102 for
 // SleepPoll, SD104 for TimerPerIter or a zero timer's YieldSpin); a loop
 // no rule reports is no spin, and lint/loops says what it is instead
-// (Blocking, SleepUnknown, RetryCAS, Compute). This package holds no
+// (Blocking, SleepUnknown, RetryCAS, Unknown, Compute). This package holds no
 // table of calls and no rule: when a verdict is wrong, the fix belongs in
 // the analyzer that made it, and lint and the runtime layers change
 // together (TestLintAgrees holds them to it on every loop of the

@@ -151,7 +151,7 @@ func (r *Resolver) analysis(fe *fileEntry) *analysed {
 		r.analyses[fe] = a
 	}
 	r.mu.Unlock()
-	a.once.Do(func() { a.loops, a.findings, a.err = fe.analyse() })
+	a.once.Do(func() { a.loops, a.findings, a.err = fe.analyse(!r.NoFindings) })
 	return a
 }
 
@@ -161,7 +161,9 @@ func (r *Resolver) untypedFindings(fe *fileEntry) []finding.Finding {
 	return r.analysis(fe).findings
 }
 
-func (fe *fileEntry) analyse() (res *loops.Result, out []finding.Finding, err error) {
+// analyse runs lint/loops, and the other analyzers too when withLint
+// (their findings are wanted), on the file's leniently typed package.
+func (fe *fileEntry) analyse(withLint bool) (res *loops.Result, out []finding.Finding, err error) {
 	if fe.pkg == nil {
 		return nil, nil, fmt.Errorf("%s: the file could not be type checked, even leniently", fe.path)
 	}
@@ -186,7 +188,11 @@ func (fe *fileEntry) analyse() (res *loops.Result, out []finding.Finding, err er
 		TypesInfo:       fe.info,
 		TypesSizes:      types.SizesFor("gc", runtime.GOARCH),
 	}
-	roots := recovering(append([]*analysis.Analyzer{loops.Analyzer}, lint.Analyzers...))
+	roots := []*analysis.Analyzer{loops.Analyzer}
+	if withLint {
+		roots = append(roots, lint.Analyzers...)
+	}
+	roots = recovering(roots)
 	graph, err := checker.Analyze(roots, []*packages.Package{pkg}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: running the analyzers: %w", fe.path, err)
