@@ -1,10 +1,12 @@
 package shapes
 
 import (
+	"context"
 	"crypto/sha256"
 	"net/http"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // waitJob is the handler of issue 20: it waits for its background job by
@@ -113,5 +115,67 @@ func lockedYield(ready *atomic.Bool) {
 	defer runtime.UnlockOSThread()
 	for !ready.Load() {
 		runtime.Gosched() // at: yield-spin func: lockedYield
+	}
+}
+
+type server struct {
+	ticker *time.Ticker
+	ctx    context.Context
+	jobs   chan int
+}
+
+// Channels from a field chain: evaluating s.ticker.C or s.ctx.Done() is
+// not a wait.
+func (s *server) pollFields() {
+	for {
+		select {
+		case <-s.ticker.C: // at: select-default func: (*server).pollFields
+		case <-s.ctx.Done():
+			return
+		default:
+		}
+	}
+}
+
+type box[T any] struct{ c chan T }
+
+func (b *box[T]) ch() chan T { return b.c }
+
+// A method on a generic type, the channel from a method.
+func (b *box[T]) drainSpin(stop chan struct{}) {
+	for {
+		select {
+		case <-b.ch(): // at: select-default func: (*box).drainSpin
+		case <-stop:
+			return
+		default:
+		}
+	}
+}
+
+// A closure started by a goroutine, leaving by a labelled break.
+func (s *server) start() {
+	go func() {
+	loop:
+		for {
+			select {
+			case j := <-s.jobs: // at: select-default func: (*server).start.func1
+				_ = j
+			case <-s.ctx.Done():
+				break loop
+			default:
+			}
+		}
+	}()
+}
+
+// The blocking twin of pollFields.
+func (s *server) waitFields() {
+	for {
+		select {
+		case <-s.ticker.C: // at: blocking
+		case <-s.ctx.Done():
+			return
+		}
 	}
 }
