@@ -152,11 +152,14 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	ins := resultOf(pass, inspect.Analyzer).(*inspector.Inspector)
-	ins.Preorder([]ast.Node{(*ast.ForStmt)(nil), (*ast.RangeStmt)(nil)}, func(n ast.Node) {
+	ins.WithStack([]ast.Node{(*ast.ForStmt)(nil), (*ast.RangeStmt)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+		if !push {
+			return true
+		}
 		loop := n.(ast.Stmt)
 		v := Best(byLoop[loop]...)
 		if v == nil {
-			v = j.settle(loop)
+			v = j.settle(astutil.LoopAt(j.info, stack, len(stack)-1))
 		} else {
 			c := *v
 			v = &c
@@ -169,6 +172,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		res.byLoop[loop] = v
 		res.all = append(res.all, v)
+		return true
 	})
 	return res, nil
 }
@@ -460,11 +464,9 @@ type idle struct {
 
 // settle describes a loop that no rule reported: not a spin, and this
 // says what it is instead.
-func (j *judge) settle(loop ast.Stmt) *Verdict {
-	w := &idle{j: j, loop: astutil.Loop{Stmt: loop}}
-	if l := j.label(loop); l != nil {
-		w.loop.Label = l
-	}
+func (j *judge) settle(lp astutil.Loop) *Verdict {
+	loop := lp.Stmt
+	w := &idle{j: j, loop: lp}
 	switch l := loop.(type) {
 	case *ast.ForStmt:
 		if l.Cond != nil {
@@ -509,25 +511,6 @@ func (j *judge) settle(loop ast.Stmt) *Verdict {
 		v.Detail = fmt.Sprintf("no wait and no spin operation in %s", span)
 	}
 	return v
-}
-
-// label is the label of a labelled loop.
-func (j *judge) label(loop ast.Stmt) *types.Label {
-	for _, f := range j.files {
-		if loop.Pos() < f.FileStart || loop.Pos() >= f.FileEnd {
-			continue
-		}
-		path, _ := xastutil.PathEnclosingInterval(f, loop.Pos(), loop.End())
-		for i, n := range path {
-			if n == loop && i+1 < len(path) {
-				if l, ok := path[i+1].(*ast.LabeledStmt); ok {
-					lab, _ := j.info.Defs[l.Label].(*types.Label)
-					return lab
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func (w *idle) note(slot **op, pos token.Pos, what string) {
