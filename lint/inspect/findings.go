@@ -246,8 +246,8 @@ func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evide
 // recovering returns copies of analyzers, and of every analyzer they
 // require, whose Run turns a panic into an error: the checker runs them
 // on goroutines of its own, where a panic on a leniently typed file would
-// take the whole process down. lint/loops finds its requirements' results
-// by name, so the copies stand in for them.
+// take the whole process down. Each pass finds its requirements' results
+// under the originals too, where the analyzers look them up.
 func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
 	copies := map[*analysis.Analyzer]*analysis.Analyzer{}
 	var cp func(a *analysis.Analyzer) *analysis.Analyzer
