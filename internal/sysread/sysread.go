@@ -43,6 +43,11 @@ const (
 	BinaryMax = 2 << 30
 )
 
+// OpenFlags are the flags Open adds to O_RDONLY (O_NONBLOCK|O_NOCTTY on
+// Unix, see openFlags), for readers that open through their own os.Root
+// after checking that the file is regular.
+const OpenFlags = openFlags
+
 // ErrNotRegular means the path names a FIFO, device, socket or directory.
 var ErrNotRegular = errors.New("not a regular file")
 
