@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/schedoctor/schedoctor/lint/inspect"
@@ -44,6 +45,11 @@ type SourceReport struct {
 	// beyond the end: the source is not the one the binary was built
 	// from), at most a few, with the reason.
 	Errors []string `json:"errors,omitempty"`
+	// Stopped says why the source reading stopped before every file was
+	// read (inspect.ErrBudget: the run's budget was spent); the findings
+	// of the files not read carry no source verdict.
+	Stopped string `json:"stopped,omitempty"`
+	Skipped int    `json:"skipped,omitempty"` // files not read because of it
 }
 
 // maxListed bounds Missing and Errors: the counts say the rest.
@@ -61,13 +67,21 @@ func (r *SourceReport) Text() string {
 		if len(r.Missing) > 0 {
 			s += fmt.Sprintf(" (e.g. %s)", r.Missing[0])
 		}
-		return s + "; pass -src DIR with the module's source to judge them"
+		return s + "; pass -src DIR with the module's source to judge them" + r.stoppedText()
 	}
 	s := fmt.Sprintf("source: read %d of %d file(s) the hot lines name", r.Found, r.Looked)
-	if n := r.Looked - r.Found; n > 0 {
+	if n := r.Looked - r.Found - r.Skipped; n > 0 {
 		s += fmt.Sprintf("; %d not found (e.g. %s): pass -src DIR", n, firstOf(r.Missing, r.Errors))
 	}
-	return s
+	return s + r.stoppedText()
+}
+
+// stoppedText is Stopped as a sentence for Text.
+func (r *SourceReport) stoppedText() string {
+	if r.Stopped == "" {
+		return ""
+	}
+	return fmt.Sprintf("; %d not read: %s, and their findings carry no source verdict", r.Skipped, r.Stopped)
 }
 
 func firstOf(lists ...[]string) string {
@@ -165,6 +179,17 @@ func (l *lookups) count(file string, err error) {
 			l.files[file] = false
 			if len(l.rep.Missing) < maxListed {
 				l.rep.Missing = append(l.rep.Missing, file)
+			}
+		}
+	case errors.Is(err, inspect.ErrBudget):
+		if !seen {
+			l.files[file] = false
+			l.rep.Skipped++
+		}
+		if l.rep.Stopped == "" {
+			l.rep.Stopped = inspect.ErrBudget.Error()
+			if _, limit, ok := strings.Cut(err.Error(), inspect.ErrBudget.Error()+" "); ok {
+				l.rep.Stopped += " (" + limit + ")"
 			}
 		}
 	default:
