@@ -8,7 +8,6 @@ import (
 
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -116,7 +115,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	}
 	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20))}
 	if !*noSrc {
-		aopt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
+		// A target's paths, live or saved, are another machine's (or may be).
+		aopt.Source = sourceReader(src, true)
 	}
 	e.doing("diagnosing the captures")
 	res, err := check.Analyze(ctx, set, aopt)
