@@ -40,4 +40,11 @@ func TestSourceReportBudget(t *testing.T) {
 	if strings.Contains(text, "-src") {
 		t.Errorf("Text() = %q: files left by the budget are not missing source", text)
 	}
+
+	// A stop met on an outer frame (a quiet look-up) is reported too.
+	lk = newLookups(&budgetReader{n: 1})
+	lk.quiet("/d/w.go", 3)
+	if rep := lk.report(); !strings.Contains(rep.Text(), "32 packages read") {
+		t.Errorf("a stop on a quiet look-up: Text() = %q, want the limit named", rep.Text())
+	}
 }

@@ -61,7 +61,7 @@ func (r *SourceReport) Text() string {
 	case r == nil || !r.Given:
 		return "source: not read (no source reader given)"
 	case r.Looked == 0:
-		return "source: no hot user line to read"
+		return "source: no hot user line to read" + r.stoppedText()
 	case r.Found == 0:
 		s := fmt.Sprintf("source: none of the %d file(s) the hot lines name was found", r.Looked)
 		if len(r.Missing) > 0 {
@@ -78,8 +78,11 @@ func (r *SourceReport) Text() string {
 
 // stoppedText is Stopped as a sentence for Text.
 func (r *SourceReport) stoppedText() string {
-	if r.Stopped == "" {
+	switch {
+	case r.Stopped == "":
 		return ""
+	case r.Skipped == 0:
+		return fmt.Sprintf("; %s: outer frames of the hot stacks left unread", r.Stopped)
 	}
 	return fmt.Sprintf("; %d not read: %s, and their findings carry no source verdict", r.Skipped, r.Stopped)
 }
@@ -150,6 +153,7 @@ func (l *lookups) lookup(file string, line int, count bool) *inspect.Loop {
 		if errors.Is(r.err, inspect.ErrNoSource) {
 			l.gone[file] = true
 		}
+		l.noteStop(r.err)
 	}
 	if count && !l.counted[key] {
 		l.counted[key] = true
@@ -186,12 +190,6 @@ func (l *lookups) count(file string, err error) {
 			l.files[file] = false
 			l.rep.Skipped++
 		}
-		if l.rep.Stopped == "" {
-			l.rep.Stopped = inspect.ErrBudget.Error()
-			if _, limit, ok := strings.Cut(err.Error(), inspect.ErrBudget.Error()+" "); ok {
-				l.rep.Stopped += " (" + limit + ")"
-			}
-		}
 	default:
 		if !seen {
 			l.files[file] = false
@@ -199,6 +197,18 @@ func (l *lookups) count(file string, err error) {
 		if len(l.rep.Errors) < maxListed {
 			l.rep.Errors = append(l.rep.Errors, err.Error())
 		}
+	}
+}
+
+// noteStop keeps the first budget stop, from any look-up (an outer frame's
+// too: the stop holds for every later file); l.mu is held.
+func (l *lookups) noteStop(err error) {
+	if l.rep.Stopped != "" || !errors.Is(err, inspect.ErrBudget) {
+		return
+	}
+	l.rep.Stopped = inspect.ErrBudget.Error()
+	if _, limit, ok := strings.Cut(err.Error(), inspect.ErrBudget.Error()+" "); ok {
+		l.rep.Stopped += " " + limit
 	}
 }
 

@@ -3,8 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,6 +23,40 @@ func init() {
 	registerHostileGen("reads-profile", genReadsProfile)
 	registerHostileGen("reads-saved", genReadsSaved)
 	registerHostileGen("reads-sysroot", genReadsSysroot)
+	registerHostileGen("reads-budget", genReadsBudget)
+}
+
+// genReadsBudget: a small profile whose hot lines lie in 100 packages of
+// GOROOT (a toolchain root: readable for a local file), which made the
+// source reader parse and type check every one of them (35–45 s, up to
+// 2.2 GB). The run's budget stops it, and the report says so.
+func genReadsBudget(dir string) error {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	var paths []string
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(paths) == 100 {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "vendor" || d.Name() == "cmd") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			paths = append(paths, p)
+			return filepath.SkipDir // one file per package
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(paths) < 100 {
+		return fmt.Errorf("only %d packages under %s", len(paths), src)
+	}
+	return writeProfile(readsProfile(paths), filepath.Join(dir, "cpu.pb.gz"))
 }
 
 // readsTree writes DIR/src (the -src root of the cases) with .go names

@@ -42,30 +42,48 @@ const maxSiblings = 200
 //     looked up only when filepath.IsLocal (no "..", not absolute), and
 //     opened through os.Root: a symlink that stays inside the root is
 //     followed, one that leaves it is refused;
-//   - a recorded path is opened as recorded only when the input is local
-//     (Access.Remote false: the profile or trace of a build on this
-//     machine records where its files are) and then only through its own
-//     directory: the final name must be the regular file itself, not a
-//     symlink, and nothing under /proc, /sys or /dev is read;
-//   - a remote input's recorded paths are never opened as recorded, only
-//     their suffixes under the roots;
+//   - a recorded absolute path is opened as recorded by Access.Origin:
+//     for the caller's own build anywhere, through its own directory (the
+//     final name must be the regular file itself, not a symlink; nothing
+//     under /proc, /sys or /dev); for an input file of this machine only
+//     inside the roots and the toolchain's source (GOROOT, module cache);
+//     for a remote input never, only its suffixes under the roots;
 //   - the package around a file (its siblings) is read through the same
 //     root, with the same rules;
 //   - one Budget bounds the run's reading (files, bytes, packages, time).
 
 // Access says which files a Resolver may open besides those under SrcDirs.
-// The zero value is a local input with no further root.
+// The zero value is the caller's own build with no further root.
 type Access struct {
 	// Roots are further directories whose files may be read, after
 	// SrcDirs, by the recorded path's suffixes: the module (or GOPATH
 	// src) the user runs in (WorkRoots).
 	Roots []string
-	// Remote means the recorded paths came from elsewhere (a target
-	// captured over HTTP, a profile or trace fetched from a URL, a
-	// directory saved from a target): they are not this machine's paths
-	// and are never opened as recorded, only looked up under the roots.
-	Remote bool
+	// Origin says where the recorded paths come from, and so whether
+	// they may be opened as recorded.
+	Origin Origin
 }
+
+// Origin is where the paths a profile or trace records come from.
+type Origin int
+
+const (
+	// OwnBuild: the caller built and ran the program on this machine (the
+	// demo, tests): a recorded path is read as recorded, wherever it is
+	// (still only as the regular .go file itself).
+	OwnBuild Origin = iota
+	// LocalFile: an input file of this machine, whoever made it (the
+	// user's profile, or one attached to a bug report): a recorded
+	// absolute path is read as recorded only inside the roots (SrcDirs,
+	// Roots) and the toolchain's source (GOROOT, the module cache, GOPATH
+	// src), which is where a build on this machine records its files.
+	LocalFile
+	// Remote: a target captured over HTTP, a profile or trace fetched
+	// from a URL, a directory saved from a target: the recorded paths are
+	// another machine's, never opened as recorded, only looked up under
+	// the roots by their suffixes.
+	Remote
+)
 
 // Budget bounds the source reading of one Resolver, that is of one run: a
 // profile of 3.6 KB that names files in 100 packages made the reader parse
@@ -79,10 +97,14 @@ type Budget struct {
 	Time     time.Duration // from the first read
 }
 
-// DefaultBudget is far above what the hot lines of one program need (a few
-// packages of its own, a few of its dependencies: the lab's profiles name
-// at most 6) and a few seconds of a busy machine.
-var DefaultBudget = Budget{Files: 2000, Bytes: 64 << 20, Packages: 32, Time: 20 * time.Second}
+// DefaultBudget: a profile asks for at most 12 hot lines
+// (profile.MaxCandidates), each in one package at worst, then the outer
+// frames of its hot stacks; 16 packages cover those lines and a few
+// callers. At about 0.4 s a package (the measurement above; more on a
+// busy machine) 16 packages take some 6 s, hence 10 s. Files and bytes
+// are far above what 16 packages of hand-written code hold and bound
+// generated ones.
+var DefaultBudget = Budget{Files: 2000, Bytes: 64 << 20, Packages: 16, Time: 10 * time.Second}
 
 // ErrBudget is returned (wrapped, with the limit reached) for every file
 // asked after the run's Budget was spent: nothing more is read, and the
@@ -182,6 +204,26 @@ func WorkRoots() []string {
 	return nil
 }
 
+// toolchainRoots are where a build on this machine records the files of
+// the standard library and of dependencies: GOROOT, the module cache,
+// GOPATH's src directories.
+func toolchainRoots() []string {
+	var roots []string
+	if build.Default.GOROOT != "" {
+		roots = append(roots, build.Default.GOROOT)
+	}
+	gopath := filepath.SplitList(build.Default.GOPATH)
+	if mc := os.Getenv("GOMODCACHE"); mc != "" {
+		roots = append(roots, mc)
+	} else if len(gopath) > 0 {
+		roots = append(roots, filepath.Join(gopath[0], "pkg", "mod"))
+	}
+	for _, gp := range gopath {
+		roots = append(roots, filepath.Join(gp, "src"))
+	}
+	return roots
+}
+
 // srcLoc is where a recorded file was found: rel inside the directory
 // base, opened as an os.Root. follow says whether symlinks that stay
 // inside base are followed (a root the user named) or refused (the
@@ -208,7 +250,7 @@ func (r *Resolver) resolve(file string) (string, srcLoc, error) {
 		return "", srcLoc{}, fmt.Errorf("%s: %w (not a .go file: not read)", file, ErrNoSource)
 	}
 	roots := append(slices.Clone(r.SrcDirs), r.Access.Roots...)
-	if !r.Access.Remote {
+	if r.Access.Origin != Remote {
 		if p, loc, ok, err := r.asRecorded(file, roots); ok || err != nil {
 			return p, loc, err
 		}
@@ -230,24 +272,30 @@ func (r *Resolver) resolve(file string) (string, srcLoc, error) {
 		}
 	}
 	switch {
-	case len(roots) == 0 && r.Access.Remote:
+	case len(roots) == 0 && r.Access.Origin == Remote:
 		return "", srcLoc{}, fmt.Errorf("%s: %w (recorded by a remote target: read only under -src DIR)", file, ErrNoSource)
 	case len(roots) == 0:
 		return "", srcLoc{}, fmt.Errorf("%s: %w (give the source root with -src DIR)", file, ErrNoSource)
-	case r.Access.Remote:
+	case r.Access.Origin != OwnBuild:
 		return "", srcLoc{}, fmt.Errorf("%s: %w under %s", file, ErrNoSource, strings.Join(roots, ", "))
 	}
 	return "", srcLoc{}, fmt.Errorf("%s: %w, neither as recorded nor under %s", file, ErrNoSource, strings.Join(roots, ", "))
 }
 
 // asRecorded finds a local input's recorded path where it says: inside a
-// root when it lies in one (that root's rules), else through its own
-// directory. ok is false when there is no such file (the roots are tried
-// next).
+// root when it lies in one (that root's rules; for a LocalFile the
+// toolchain's source counts as roots), else, for OwnBuild only, through
+// its own directory. ok is false when there is no such file (the roots
+// are tried next).
 func (r *Resolver) asRecorded(file string, roots []string) (string, srcLoc, bool, error) {
+	if r.Access.Origin == LocalFile {
+		roots = append(slices.Clone(roots), toolchainRoots()...)
+	}
 	clean := filepath.Clean(file)
 	if !filepath.IsAbs(clean) {
-		if !filepath.IsLocal(clean) {
+		// Relative to the working directory: the caller's own build run
+		// from here; any other input finds it by suffix under the roots.
+		if r.Access.Origin != OwnBuild || !filepath.IsLocal(clean) {
 			return "", srcLoc{}, false, nil // "../x.go": only its suffixes
 		}
 		loc := srcLoc{base: ".", rel: clean, follow: true}
@@ -264,6 +312,9 @@ func (r *Resolver) asRecorded(file string, roots []string) (string, srcLoc, bool
 			ok, err := candidate(loc)
 			return file, loc, ok, err
 		}
+	}
+	if r.Access.Origin != OwnBuild {
+		return "", srcLoc{}, false, nil
 	}
 	for _, sys := range []string{"/proc", "/sys", "/dev"} {
 		if clean == sys || strings.HasPrefix(clean, sys+string(filepath.Separator)) {

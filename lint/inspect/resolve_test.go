@@ -69,8 +69,9 @@ func TestReadRules(t *testing.T) {
 	tr := newReadTree(t)
 	inside := filepath.Join(tr.src, "pkg", "wait.go")
 	local := &Resolver{NoLoad: true}
-	remote := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}, Access: Access{Remote: true}}
+	remote := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}, Access: Access{Origin: Remote}}
 	localSrc := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}}
+	file := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}, Access: Access{Origin: LocalFile}}
 	for _, c := range []struct {
 		name     string
 		r        *Resolver
@@ -87,6 +88,11 @@ func TestReadRules(t *testing.T) {
 		{"local: as recorded, elsewhere", local, tr.outGo, tr.outGo},
 		{"local: in a root, a link out of it", localSrc, filepath.Join(tr.src, "pkg", "out.go"), ""},
 		{"local: in a root, a link inside it", localSrc, filepath.Join(tr.src, "pkg", "alias.go"), filepath.Join(tr.src, "pkg", "alias.go")},
+		{"local file: as recorded, in -src", file, inside, inside},
+		{"local file: as recorded, elsewhere", file, tr.outGo, ""},
+		{"local file: by suffix under -src", file, "/home/ci/proj/pkg/wait.go", inside},
+		{"local file: a .go link to a secret", file, filepath.Join(tr.src, "pkg", "secret.go"), ""},
+		{"local file: ../ out of -src", file, "x/../../outside/real.go", ""},
 		{"remote: ../ out of -src", remote, "x/../../outside/real.go", ""},
 		{"remote: ../ at the start", remote, "../outside/real.go", ""},
 		{"remote: deep ../", remote, "/b/a/../../../../../../" + strings.TrimPrefix(tr.outGo, "/"), ""},
@@ -94,10 +100,10 @@ func TestReadRules(t *testing.T) {
 		{"remote: a .go link to a secret", remote, "/build/pkg/secret.go", ""},
 		{"remote: a .go link to Go outside", remote, "/build/pkg/out.go", ""},
 		{"remote: an absolute path of this machine", remote, tr.outGo, ""},
-		{"remote: an absolute path of this machine, no -src", &Resolver{NoLoad: true, Access: Access{Remote: true}}, tr.outGo, ""},
+		{"remote: an absolute path of this machine, no -src", &Resolver{NoLoad: true, Access: Access{Origin: Remote}}, tr.outGo, ""},
 		{"remote: by suffix under -src", remote, "/home/ci/proj/pkg/wait.go", inside},
 		{"remote: a link inside -src", remote, "/home/ci/proj/pkg/alias.go", filepath.Join(tr.src, "pkg", "alias.go")},
-		{"remote: under a work root", &Resolver{NoLoad: true, Access: Access{Remote: true, Roots: []string{tr.src}}}, "example.com/m/pkg/wait.go", inside},
+		{"remote: under a work root", &Resolver{NoLoad: true, Access: Access{Origin: Remote, Roots: []string{tr.src}}}, "example.com/m/pkg/wait.go", inside},
 	} {
 		loop, err := c.r.At(c.recorded, 5)
 		if leaked(loop, err) {
@@ -116,7 +122,7 @@ func TestReadRules(t *testing.T) {
 	if _, err := remote.At(tr.outGo, 5); err == nil || !errors.Is(err, ErrNoSource) {
 		t.Errorf("remote absolute path: err = %v, want ErrNoSource", err)
 	}
-	if _, err := (&Resolver{Access: Access{Remote: true}}).At(tr.outGo, 5); err == nil || !strings.Contains(err.Error(), "-src") {
+	if _, err := (&Resolver{Access: Access{Origin: Remote}}).At(tr.outGo, 5); err == nil || !strings.Contains(err.Error(), "-src") {
 		t.Errorf("remote, no root: err = %v, want it to name -src", err)
 	}
 }
@@ -135,7 +141,7 @@ func TestReadFIFO(t *testing.T) {
 	if err := mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	for _, r := range []*Resolver{{NoLoad: true}, {NoLoad: true, SrcDirs: []string{dir}, Access: Access{Remote: true}}} {
+	for _, r := range []*Resolver{{NoLoad: true}, {NoLoad: true, SrcDirs: []string{dir}, Access: Access{Origin: Remote}}} {
 		done := make(chan error, 1)
 		go func() { _, err := r.At(fifo, 1); done <- err }()
 		select {
@@ -229,7 +235,11 @@ func FuzzResolve(f *testing.F) {
 	}
 	tr := newReadTree(f)
 	f.Fuzz(func(t *testing.T, recorded string, remote bool) {
-		r := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}, Access: Access{Remote: remote}}
+		origin := LocalFile
+		if remote {
+			origin = Remote
+		}
+		r := &Resolver{NoLoad: true, SrcDirs: []string{tr.src}, Access: Access{Origin: origin}}
 		loop, err := r.At(recorded, 5)
 		if err != nil {
 			if strings.Contains(err.Error(), "TOKEN_secret") {
