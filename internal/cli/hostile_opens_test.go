@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,20 +38,44 @@ import (
 var straceArgs = []string{"-f", "--seccomp-bpf", "-qq", "-y", "-s", "4096", "-e", "signal=none",
 	"-e", "trace=open,openat,openat2,creat,execve,clone,clone3,fork,vfork"}
 
-// tracer returns strace's path, or "" (and why) when runs cannot be traced.
+// tracer returns strace's path, or "" (and why) when runs cannot be
+// traced: not Linux, no strace, or strace cannot trace here (a container
+// without ptrace, a strace too old for these flags), found by tracing
+// one short command once.
 func tracer() (string, string) {
-	if runtime.GOOS != "linux" {
-		return "", "strace is Linux only"
-	}
-	if os.Getenv("SCHEDOCTOR_NO_STRACE") == "1" {
-		return "", "SCHEDOCTOR_NO_STRACE=1"
-	}
-	p, err := exec.LookPath("strace")
-	if err != nil {
-		return "", "no strace on PATH (apt-get install strace)"
-	}
-	return p, ""
+	tracerOnce.Do(func() {
+		switch {
+		case runtime.GOOS != "linux":
+			tracerWhy = "strace is Linux only"
+			return
+		case os.Getenv("SCHEDOCTOR_NO_STRACE") == "1":
+			tracerWhy = "SCHEDOCTOR_NO_STRACE=1"
+			return
+		}
+		p, err := exec.LookPath("strace")
+		if err != nil {
+			tracerWhy = "no strace on PATH (apt-get install strace)"
+			return
+		}
+		self, err := os.Executable()
+		if err != nil {
+			tracerWhy = err.Error()
+			return
+		}
+		args := append(slices.Clone(straceArgs), "-o", os.DevNull, "--", self, "-test.run=^$")
+		if out, err := exec.Command(p, args...).CombinedOutput(); err != nil {
+			tracerWhy = fmt.Sprintf("strace cannot trace here: %v: %s", err, strings.TrimSpace(string(out)))
+			return
+		}
+		tracerPath = p
+	})
+	return tracerPath, tracerWhy
 }
+
+var (
+	tracerOnce            sync.Once
+	tracerPath, tracerWhy string
+)
 
 // traced wraps cmd in strace writing to out.
 func traced(strace string, cmd *exec.Cmd, out string) {
@@ -267,4 +292,45 @@ func expandDir(list []string, dir string) []string {
 		out = append(out, strings.ReplaceAll(s, "$DIR", dir))
 	}
 	return out
+}
+
+// TestOpensRecorded: the tracer and its parser see a real open, through a
+// symlink, by the path it landed on; and not the opens of a program the
+// traced one runs.
+func TestOpensRecorded(t *testing.T) {
+	strace, why := tracer()
+	if strace == "" {
+		t.Skip(why)
+	}
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	// The shell opens the link itself (a redirection), then runs cat,
+	// whose open of /etc/hostname is cat's.
+	cmd := exec.Command(sh, "-c", "read x < link; cat /etc/hostname >/dev/null 2>&1; true")
+	cmd.Dir = dir
+	trace := filepath.Join(dir, "trace")
+	traced(strace, cmd, trace)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	paths, _, err := opened(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(paths, target) {
+		t.Errorf("opened %q: the open through the link is not recorded as %s", paths, target)
+	}
+	if slices.Contains(paths, "/etc/hostname") {
+		t.Errorf("opened %q: the child's open counted as the traced program's", paths)
+	}
 }

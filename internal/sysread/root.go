@@ -31,7 +31,10 @@ import (
 // kernels, seccomp filters), a walk opens one component at a time relative
 // to the directory before it with O_NOFOLLOW and resolves symlinks itself
 // (walk_unix.go). Outside Unix there is no walk: os.Root refuses escapes
-// instead (root_other.go).
+// instead (root_other.go). The one difference between the two: a procfs
+// mounted inside the tree has magic links (/proc/PID/exe), which openat2
+// refuses and the walk reads as the text readlink gives, resolved inside
+// the root like any link.
 //
 // Without a root ("" or "/": the live system) paths are opened as given and
 // symlinks followed: /proc/self and /proc/PID/exe must work there.
