@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/schedoctor/schedoctor/internal/safewrite"
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // ManifestName is the file Save writes and Load reads in a check directory.
@@ -93,14 +93,14 @@ func (s *Set) SaveTo(d *safewrite.Dir) error {
 
 // IsDir reports whether arg names a saved check directory.
 func IsDir(arg string) bool {
-	_, err := os.Stat(filepath.Join(arg, ManifestName))
+	_, err := sysread.Stat(arg, ManifestName)
 	return err == nil
 }
 
 // Load reads a directory Save wrote. A capture file that is missing or
 // too large becomes that capture's error; the rest is still returned.
 func Load(dir string) (*Set, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, err := readCapped(dir, ManifestName)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a saved check directory: %w", dir, err)
 	}
@@ -118,14 +118,14 @@ func Load(dir string) (*Set, error) {
 			c.Error = fmt.Sprintf("manifest names %q, not a file of the directory", c.File)
 			continue
 		}
-		c.Data, err = readCapped(filepath.Join(dir, c.File))
+		c.Data, err = readCapped(dir, c.File)
 		if err != nil {
 			c.Error = err.Error()
 		}
 	}
 	s.Captures = compact(s.Captures)
 	if m.ProcsFile == procsFile {
-		if s.Procs, err = readCapped(filepath.Join(dir, procsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if s.Procs, err = readCapped(dir, procsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 	}
@@ -142,13 +142,10 @@ func compact(cs []*Capture) []*Capture {
 	return out
 }
 
-func readCapped(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxBytes {
-		return nil, fmt.Errorf("%s: %d bytes, larger than the limit of %d", path, st.Size(), MaxBytes)
-	}
-	return os.ReadFile(path)
+// readCapped reads the file name of the saved directory dir: resolved
+// inside dir (a link in it names a file of the directory, never one of
+// this machine: sysread), a regular file only (a FIFO or a device is
+// refused without blocking), at most MaxBytes.
+func readCapped(dir, name string) ([]byte, error) {
+	return sysread.File(dir, name, MaxBytes)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/schedoctor/schedoctor/lint/inspect"
@@ -44,6 +45,11 @@ type SourceReport struct {
 	// beyond the end: the source is not the one the binary was built
 	// from), at most a few, with the reason.
 	Errors []string `json:"errors,omitempty"`
+	// Stopped says why the source reading stopped before every file was
+	// read (inspect.ErrBudget: the run's budget was spent); the findings
+	// of the files not read carry no source verdict.
+	Stopped string `json:"stopped,omitempty"`
+	Skipped int    `json:"skipped,omitempty"` // files not read because of it
 }
 
 // maxListed bounds Missing and Errors: the counts say the rest.
@@ -55,19 +61,30 @@ func (r *SourceReport) Text() string {
 	case r == nil || !r.Given:
 		return "source: not read (no source reader given)"
 	case r.Looked == 0:
-		return "source: no hot user line to read"
+		return "source: no hot user line to read" + r.stoppedText()
 	case r.Found == 0:
 		s := fmt.Sprintf("source: none of the %d file(s) the hot lines name was found", r.Looked)
 		if len(r.Missing) > 0 {
 			s += fmt.Sprintf(" (e.g. %s)", r.Missing[0])
 		}
-		return s + "; pass -src DIR with the module's source to judge them"
+		return s + "; pass -src DIR with the module's source to judge them" + r.stoppedText()
 	}
 	s := fmt.Sprintf("source: read %d of %d file(s) the hot lines name", r.Found, r.Looked)
-	if n := r.Looked - r.Found; n > 0 {
+	if n := r.Looked - r.Found - r.Skipped; n > 0 {
 		s += fmt.Sprintf("; %d not found (e.g. %s): pass -src DIR", n, firstOf(r.Missing, r.Errors))
 	}
-	return s
+	return s + r.stoppedText()
+}
+
+// stoppedText is Stopped as a sentence for Text.
+func (r *SourceReport) stoppedText() string {
+	switch {
+	case r.Stopped == "":
+		return ""
+	case r.Skipped == 0:
+		return fmt.Sprintf("; %s: outer frames of the hot stacks left unread", r.Stopped)
+	}
+	return fmt.Sprintf("; %d not read: %s, and their findings carry no source verdict", r.Skipped, r.Stopped)
 }
 
 func firstOf(lists ...[]string) string {
@@ -136,6 +153,7 @@ func (l *lookups) lookup(file string, line int, count bool) *inspect.Loop {
 		if errors.Is(r.err, inspect.ErrNoSource) {
 			l.gone[file] = true
 		}
+		l.noteStop(r.err)
 	}
 	if count && !l.counted[key] {
 		l.counted[key] = true
@@ -167,6 +185,11 @@ func (l *lookups) count(file string, err error) {
 				l.rep.Missing = append(l.rep.Missing, file)
 			}
 		}
+	case errors.Is(err, inspect.ErrBudget):
+		if !seen {
+			l.files[file] = false
+			l.rep.Skipped++
+		}
 	default:
 		if !seen {
 			l.files[file] = false
@@ -174,6 +197,18 @@ func (l *lookups) count(file string, err error) {
 		if len(l.rep.Errors) < maxListed {
 			l.rep.Errors = append(l.rep.Errors, err.Error())
 		}
+	}
+}
+
+// noteStop keeps the first budget stop, from any look-up (an outer frame's
+// too: the stop holds for every later file); l.mu is held.
+func (l *lookups) noteStop(err error) {
+	if l.rep.Stopped != "" || !errors.Is(err, inspect.ErrBudget) {
+		return
+	}
+	l.rep.Stopped = inspect.ErrBudget.Error()
+	if _, limit, ok := strings.Cut(err.Error(), inspect.ErrBudget.Error()+" "); ok {
+		l.rep.Stopped += " " + limit
 	}
 }
 

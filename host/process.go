@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,15 +21,21 @@ import (
 // with EACCES), socks is nil and the join with the socket tables cannot be
 // made: a count of 0 sockets would be a lie.
 func (r *reader) fdTable(procDir string) (fds int, socks map[uint64]bool, err error) {
-	dir := sysread.Path(r.root, procDir+"/fd")
-	ents, err := os.ReadDir(dir)
+	// Opened through sysread: under a sysroot, /proc/PID/fd resolves
+	// inside it, and its links are read relative to that directory.
+	d, err := sysread.OpenDir(r.root, procDir+"/fd")
+	if err != nil {
+		return 0, nil, fmt.Errorf("reading %s/fd: %w", procDir, unwrapPath(err))
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(-1)
 	if err != nil {
 		return 0, nil, fmt.Errorf("reading %s/fd: %w", procDir, unwrapPath(err))
 	}
 	socks = map[uint64]bool{}
 	var denied error
 	for _, e := range ents {
-		link, err := os.Readlink(dir + "/" + e.Name())
+		link, err := sysread.ReadlinkAt(d, e.Name())
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // closed between the listing and the readlink

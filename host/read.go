@@ -120,7 +120,7 @@ func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
 	procDir := "/proc/self"
 	if opt.PID != 0 {
 		procDir = "/proc/" + strconv.Itoa(opt.PID)
-		if _, err := os.Stat(sysread.Path(r.root, procDir)); err != nil {
+		if _, err := sysread.Stat(r.root, procDir); err != nil {
 			return nil, fmt.Errorf("process %d does not exist (%s: %v)", opt.PID, procDir, unwrapPath(err))
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"iter"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -55,12 +54,11 @@ func (r *reader) sysroot() string {
 	return r.root
 }
 
-// host maps a target path to this machine's path.
-func (r *reader) host(p string) string {
-	if r.live {
-		return p
-	}
-	return filepath.Join(r.root, filepath.FromSlash(p))
+// stat is os.Stat of a target path: under a sysroot resolved inside it
+// (sysread), so that a link in the tree never tells anything of this
+// machine's files.
+func (r *reader) stat(p string) (fs.FileInfo, error) {
+	return sysread.Stat(r.sysroot(), p)
 }
 
 // optional reads p; a missing file is nil, other errors are warnings, and
@@ -134,7 +132,7 @@ func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
 	procDir := "/proc/self"
 	if opt.PID != 0 {
 		procDir = fmt.Sprintf("/proc/%d", opt.PID)
-		if _, err := os.Stat(r.host(procDir)); err != nil {
+		if _, err := r.stat(procDir); err != nil {
 			return nil, fmt.Errorf("process %d does not exist (%s: %v)", opt.PID, procDir, unwrapPath(err))
 		}
 	}
@@ -165,7 +163,7 @@ func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
 	}
 
 	if opt.PID != 0 {
-		if _, err := os.Stat(r.host(procDir)); err != nil {
+		if _, err := r.stat(procDir); err != nil {
 			return nil, fmt.Errorf("process %d exited while being read (%s is gone)", opt.PID, procDir)
 		}
 	}
@@ -491,7 +489,7 @@ func (r *reader) readPressure(s *Summary, dir string) {
 // threads (/proc/PID/task/*/schedstat), twice window apart on the live
 // system, once (lifetime counters) under a sysroot or with no window.
 func (r *reader) readCPUWait(s *Summary, procDir string, window time.Duration) {
-	if _, err := os.Stat(r.host(procDir + "/task")); errors.Is(err, fs.ErrNotExist) {
+	if _, err := r.stat(procDir + "/task"); errors.Is(err, fs.ErrNotExist) {
 		return // a tree without threads (older snapshots): nothing to say
 	}
 	first, n, err := r.schedstat(procDir)
@@ -742,7 +740,7 @@ func (r *reader) readBinary(s *Summary, opt Options, procDir string) {
 			return
 		}
 		display = procDir + "/exe"
-		file = r.host(display)
+		file = display
 		if r.live {
 			if target, err := os.Readlink(display); err == nil {
 				display = target
@@ -751,7 +749,13 @@ func (r *reader) readBinary(s *Summary, opt Options, procDir string) {
 	}
 	b := &Binary{Path: display}
 	s.Binary = b
-	info, err := gobin.ReadFile(file)
+	var info *gobin.Info
+	var err error
+	if opt.Binary == "" && !r.live {
+		info, err = r.readTargetBinary(file) // the tree's /proc/PID/exe, resolved inside it
+	} else {
+		info, err = gobin.ReadFile(file)
+	}
 	switch {
 	case errors.Is(err, gobin.ErrNotGo):
 		b.NotGo, b.Error = true, "not a Go binary (no Go build information)"
@@ -765,6 +769,21 @@ func (r *reader) readBinary(s *Summary, opt Options, procDir string) {
 	}
 	b.IsGo, b.Info = true, info
 	b.applyGODEBUG(deref(s.Env.GODEBUG))
+}
+
+// readTargetBinary reads the build information of the binary at p, a
+// target path resolved inside the sysroot: /proc/PID/exe is an absolute
+// link (to /usr/bin/app) that means the tree's file, not this machine's.
+func (r *reader) readTargetBinary(p string) (*gobin.Info, error) {
+	f, st, err := sysread.Open(r.root, p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > gobin.MaxBinaryBytes {
+		return nil, fmt.Errorf("%s: %d bytes is larger than the limit of %d bytes for a binary", p, st.Size(), int64(gobin.MaxBinaryBytes))
+	}
+	return gobin.Read(io.NewSectionReader(f, 0, st.Size()), p)
 }
 
 // applyGODEBUG sets the effective containermaxprocs and updatemaxprocs the

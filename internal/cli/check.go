@@ -10,7 +10,6 @@ import (
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/safewrite"
-	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -154,7 +153,8 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 	// The set is saved by now: each capture's bytes go once it is read.
 	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20)), Release: true}
 	if !*noSrc {
-		aopt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
+		// A target's paths, live or saved, are another machine's (or may be).
+		aopt.Source = sourceReader(src, true)
 	}
 	e.doing("diagnosing the captures")
 	res, err := check.Analyze(ctx, set, aopt)

@@ -25,9 +25,11 @@ import (
 //	args    one command-line argument per line, the first the subcommand;
 //	        $DIR is replaced by the case directory's absolute path
 //	want    optional; lines "exit N[,M]" (the allowed exit codes, default
-//	        0,1,2), "stderr SUBSTRING" (must appear on stderr; repeatable)
-//	        and "maxout BYTES" (stdout and stderr together stay under it:
-//	        names of a MiB are printed capped, issue 19)
+//	        0,1,2), "stderr SUBSTRING" and "stdout SUBSTRING" (must appear
+//	        there; repeatable), "maxout BYTES" (stdout and stderr together
+//	        stay under it: names of a MiB are printed capped, issue 19) and
+//	        "open PREFIX" (a path the run may open besides the defaults of
+//	        hostile_opens_test.go; $DIR expands)
 //	stdin   optional; given as standard input (default: empty)
 //	gen     optional; the name of a generator (hostileGens) that writes the
 //	        case's big or binary files at test time into a temporary copy of
@@ -98,7 +100,9 @@ type hostileCase struct {
 	stdin  []byte
 	exits  []int
 	stderr []string
-	maxOut int // bytes of stdout and stderr together; 0: no bound
+	maxOut int      // bytes of stdout and stderr together; 0: no bound
+	stdout []string // substrings stdout must hold
+	opens  []string // further paths the run may open (hostile_opens_test.go)
 	gen    string
 }
 
@@ -141,8 +145,12 @@ func loadHostileCase(dir string) (*hostileCase, error) {
 					return nil, fmt.Errorf("case %s: want line %d: maxout %q: want a number of bytes", c.name, i+1, val)
 				}
 				c.maxOut = n
+			case "stdout":
+				c.stdout = append(c.stdout, val)
+			case "open":
+				c.opens = append(c.opens, val)
 			default:
-				return nil, fmt.Errorf("case %s: want line %d: unknown key %q (want exit, stderr or maxout)", c.name, i+1, key)
+				return nil, fmt.Errorf("case %s: want line %d: unknown key %q (want exit, stderr, stdout, maxout or open)", c.name, i+1, key)
 			}
 		}
 	} else if !os.IsNotExist(err) {
@@ -224,6 +232,13 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 	cmd.ExtraFiles = []*os.File{hwmW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var trace string
+	if strace, why := tracer(); strace != "" {
+		trace = filepath.Join(t.TempDir(), "opens.trace")
+		traced(strace, cmd, trace)
+	} else {
+		t.Logf("the files opened are not checked: %s", why)
+	}
 	m := labtest.StartMeter()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -259,6 +274,10 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 		// took the CPUs is skipped with the figures (the child is reaped
 		// by now, so its own CPU is not counted as theirs).
 		what := fmt.Sprintf("killed after %v (limit %v)\n%s", elapsed.Round(time.Millisecond), hostileTimeout, show())
+		if trace != "" {
+			// What it opened before it was killed counts, busy or not.
+			checkOpens(t, trace, allowedOpens(dir, args, expandDir(c.opens, dir)), show)
+		}
 		m.SkipIfBusy(t, "%s", what)
 		t.Fatal(what)
 	}
@@ -294,6 +313,11 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 	if n := stdout.Len() + stderr.Len(); c.maxOut > 0 && n > c.maxOut {
 		t.Errorf("%d bytes of output, limit %d (maxout)\n%s", n, c.maxOut, show())
 	}
+	for _, s := range c.stdout {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("stdout lacks %q\n%s", s, show())
+		}
+	}
 	for name, b := range map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()} {
 		if i, r := rawControl(b); i >= 0 {
 			t.Errorf("%s: raw %U at byte %d: %q\n%s", name, r, i, b[max(0, i-40):min(len(b), i+40)], show())
@@ -301,6 +325,9 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 	}
 	if strings.Contains(stderr.String(), "goroutine ") && strings.Contains(stderr.String(), "panic") {
 		t.Errorf("a panic reached stderr\n%s", show())
+	}
+	if trace != "" {
+		checkOpens(t, trace, allowedOpens(dir, args, expandDir(c.opens, dir)), show)
 	}
 }
 

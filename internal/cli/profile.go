@@ -15,7 +15,6 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/safewrite"
 	"github.com/schedoctor/schedoctor/internal/sniff"
-	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -115,8 +114,9 @@ its line with the CPU of the whole loop; the report says which files were not fo
 	opt := diagnose.Options{}
 	if !*noSrc {
 		// The join reads the loop's kind at every frame of the hot stacks,
-		// never the analyzers' findings: no package is loaded for them.
-		opt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
+		// never the analyzers' findings: no package is loaded for them. A
+		// fetched profile's paths are another machine's.
+		opt.Source = sourceReader(src, slices.ContainsFunc(fs.Args(), isURL))
 	}
 	joined, err := diagnose.Profile(res, opt)
 	if err != nil {

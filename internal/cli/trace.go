@@ -13,7 +13,6 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sniff"
-	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -118,7 +117,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	}
 	opt := diagnose.Options{}
 	if !*noSrc {
-		opt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true} // the verdicts read the loop, not the analyzers' findings
+		opt.Source = sourceReader(src, isURL(fs.Arg(0))) // the verdicts read the loop, not the analyzers' findings
 	}
 	joined, err := diagnose.Trace(res, topt, opt)
 	if err != nil {

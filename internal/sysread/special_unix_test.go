@@ -4,6 +4,7 @@ package sysread
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,18 +25,23 @@ func TestFileRefusesSpecial(t *testing.T) {
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "proc/self/zero")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, kind string }{
-		{"/proc/self/fifo", "FIFO"},
-		{"/proc/self/zero", "character device"},
-		{"/proc/self", "directory"},
+	for _, c := range []struct{ root, name, kind string }{
+		{dir, "/proc/self/fifo", "FIFO"},
+		{"", "/dev/zero", "character device"},
+		{"", fifo, "FIFO"},
+		{dir, "/proc/self", "directory"},
 	} {
 		start := time.Now()
-		_, err := File(dir, c.name, 0)
+		_, err := File(c.root, c.name, 0)
 		if time.Since(start) > 5*time.Second {
 			t.Errorf("%s: took %v", c.name, time.Since(start))
 		}
 		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.kind) || !strings.Contains(err.Error(), filepath.FromSlash(c.name)) {
 			t.Errorf("%s: err = %v, want ErrNotRegular naming the file and %q", c.name, err, c.kind)
 		}
+	}
+	// Under a root, the link to /dev/zero names ROOT/dev/zero: missing.
+	if _, err := File(dir, "/proc/self/zero", 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("/proc/self/zero -> /dev/zero under a root: err = %v, want not found (resolved inside the root)", err)
 	}
 }

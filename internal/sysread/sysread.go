@@ -14,8 +14,11 @@
 // they are read, so the size from stat is not trusted: reads stop at the cap
 // whatever stat says.
 //
-// Symlinks are followed (fixture trees and procfs use them: /proc/self,
-// /proc/PID/exe); what is checked is the file reached.
+// Under a root (a sysroot, a saved directory) every path and every symlink
+// is resolved inside the root, never onto this machine (root.go); without
+// one (the live system) symlinks are followed (procfs uses them:
+// /proc/self, /proc/PID/exe). Either way what is checked is the file
+// reached.
 package sysread
 
 import (
@@ -40,6 +43,11 @@ const (
 	BinaryMax = 2 << 30
 )
 
+// OpenFlags are the flags Open adds to O_RDONLY (O_NONBLOCK|O_NOCTTY on
+// Unix, see openFlags), for readers that open through their own os.Root
+// after checking that the file is regular.
+const OpenFlags = openFlags
+
 // ErrNotRegular means the path names a FIFO, device, socket or directory.
 var ErrNotRegular = errors.New("not a regular file")
 
@@ -57,10 +65,14 @@ func Path(root, name string) string {
 }
 
 // Open opens root+name for reading after checking that it is a regular file,
-// without blocking on a FIFO. The caller closes the file. Errors name the
-// file (the joined path) and wrap fs.ErrNotExist, ErrNotRegular, or the
-// system's error; all are *fs.PathError.
+// without blocking on a FIFO. Under a root (not "" or "/"), name and every
+// symlink met are resolved inside root (see root.go). The caller closes the
+// file. Errors name the file (the joined path) and wrap fs.ErrNotExist,
+// ErrNotRegular, or the system's error; all are *fs.PathError.
 func Open(root, name string) (*os.File, fs.FileInfo, error) {
+	if rooted(root) {
+		return openRooted(root, name, wantRegular)
+	}
 	p := Path(root, name)
 	// Stat first: opening some devices has effects (a tape rewinds, a
 	// serial line raises DTR); never open what is not regular.
@@ -233,8 +245,13 @@ func capOf(max int64) int64 {
 }
 
 // OpenDir opens root+name, which must be a directory, without blocking if
-// it is a FIFO; the caller closes it.
+// it is a FIFO; the caller closes it. Under a root it is resolved inside
+// it, like Open.
 func OpenDir(root, name string) (*os.File, error) {
+	if rooted(root) {
+		f, _, err := openRooted(root, name, wantDir)
+		return f, err
+	}
 	p := Path(root, name)
 	st, err := os.Stat(p)
 	if err != nil {

@@ -78,7 +78,8 @@ type Loop struct {
 
 // Resolver finds and reads source files; it caches what it has read and
 // parsed, so asking about many lines of one file parses it once. The zero
-// value reads paths as recorded.
+// value reads a local input's paths as recorded, within the rules and the
+// budget of resolve.go.
 type Resolver struct {
 	// SrcDirs are roots to try when the recorded path does not exist (a
 	// binary built elsewhere or with -trimpath): the recorded path's
@@ -108,7 +109,13 @@ type Resolver struct {
 	// costs about a second after (measured on the lab's busyhandler: 17 s
 	// cold, 1.5 s warm, against 17–23 s for every go/packages load).
 	VetTool string
+	// Access says which files may be read: the roots besides SrcDirs, and
+	// whether the recorded paths are this machine's (resolve.go).
+	Access Access
+	// Budget bounds the run's source reading (resolve.go).
+	Budget Budget
 
+	spent    spent
 	mu       sync.Mutex
 	files    map[string]*fileEntry // by the path read
 	pkgs     map[pkgKey]*pkgEntry  // package loads, by directory
@@ -133,11 +140,11 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 		// to read, and parsing it as Go would only make noise.
 		return nil, fmt.Errorf("%s: not a Go source file: %w", file, ErrNoSource)
 	}
-	path, err := r.resolve(file)
+	path, loc, err := r.resolve(file)
 	if err != nil {
 		return nil, err
 	}
-	fe, err := r.file(path)
+	fe, err := r.file(path, loc)
 	if err != nil {
 		return nil, err
 	}
