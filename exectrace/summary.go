@@ -580,6 +580,15 @@ func round2(v float64) float64 {
 	return float64(int64(v*100+0.5)) / 100
 }
 
+// ThinEvidence says why the trace is too thin to rule causes out, "" when
+// it is not (report.ThinSummary: the renderers put it at the top).
+func (s *Summary) ThinEvidence() string {
+	if s == nil {
+		return ""
+	}
+	return s.Thin
+}
+
 // WriteText prints the figures as tables, for the text report, in 80
 // columns.
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
@@ -598,9 +607,6 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	p("trace: %s, %d events, %d generations, %v", byteSize(s.Trace.Bytes), s.Trace.Events, s.Trace.Generations, s.Trace.Duration.Round(time.Millisecond))
 	if s.Truncated != nil {
 		p("truncated: %s", q(fmt.Sprint(s.Truncated)))
-	}
-	if s.Thin != "" {
-		p("THIN EVIDENCE: %s", q(s.Thin))
 	}
 	cpus := "unknown (set -cpus)"
 	if s.Procs.CPUs > 0 {

@@ -476,6 +476,15 @@ func (s *Summary) row(cause classify.Cause) Cause {
 // Share returns the % of CPU time spent on cause.
 func (s *Summary) Share(cause classify.Cause) float64 { return s.row(cause).Share }
 
+// ThinEvidence says why the profile is too thin to rule causes out, ""
+// when it is not (report.ThinSummary: the renderers put it at the top).
+func (s *Summary) ThinEvidence() string {
+	if s == nil {
+		return ""
+	}
+	return s.Thin
+}
+
 // WriteText prints the cause table: share, cores and the top user line,
 // in 80 columns.
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
@@ -500,9 +509,6 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 			where = "no user frames"
 		}
 		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 31), where, width))
-	}
-	if s.Thin != "" {
-		b.WriteString("\n" + textsafe.Wrap("THIN EVIDENCE: ", "  ", textsafe.String(s.Thin), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
