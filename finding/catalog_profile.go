@@ -52,16 +52,22 @@ var profileRules = []Rule{
 		Explanation: "selectgo/selectnbrecv/selectnbsend with sellock and runtime locks, or gosched_m/goschedImpl, at a large " +
 			"share of samples and with no park or futex sleep, means a loop polls a channel or yields instead of blocking.",
 		Detection: "Three frame families, each at ≥ 40% of CPU with ≥ 10 samples while parking (scheduler, idle spinning, " +
-			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default: " +
-			"warning); Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (warning; " +
-			"runtime.GC's own sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off); " +
-			"selectgo with sellock/selunlock and the locks under them (info only: a profile cannot tell a select with a " +
-			"default from a blocking select whose channel is always ready). When the source is found (the recorded path or " +
+			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default); " +
+			"Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (runtime.GC's own " +
+			"sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off); selectgo with " +
+			"sellock/selunlock and the locks under them. Severity follows the cost, whatever the code (profile.SpinSeverity): " +
+			"warning from 0.05 cores (a twentieth of a core doing nothing is measurable and takes a P from others), critical " +
+			"from 0.95 cores that are also 60% of the CPU or more (the spin, not the work, is what the program does), info " +
+			"below 0.05 cores. One exception: selectgo under 85% of the CPU is info when the source is not read, because a " +
+			"profile cannot tell a select with a default from a blocking select whose channel a producer keeps ready (the " +
+			"lab timerloop's fixed twin: 69%); from 85% up nothing else runs enough to keep a channel ready, so it warns by " +
+			"its cost and the source, when read, only names the cause. When the source is found (the recorded path or " +
 			"-src DIR), each hot select, Gosched or flat-time line is read with the analyzers' logic (lint/inspect): a loop " +
 			"the source shows as a select with a default, a Gosched or atomic spin, or a sleep poll becomes SD204 at the " +
 			"spinning line with the CPU of the whole loop (its own lines, the select/Gosched frames under them and, for a " +
-			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint; warning from 0.05 cores, " +
-			"critical from 0.95 cores and 60% of the CPU. A loop the source shows blocking or computing is not a spin. " +
+			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint, at the same severities. A loop " +
+			"whose CPU is its work is not a busy wait, whatever its shape: when 50% or more of the loop's CPU is in the calls " +
+			"its lines make (a default that hashes a buffer: 98% in SHA-256, 2% in select) there is no finding. " +
 			"Lab: busyselect 88–100% with 0–1% parking; busyhandler 89–96% in selectgo, 0% parking; gosched 96–98% yield; " +
 			"ringbuffer (3 producers, 1 consumer) 37–43% in put's loop; pingpong (healthy) parks 28–45%.",
 		Fix: "Remove the select's default, or replace the Gosched loop by blocking on the event (see SD101, SD106).",

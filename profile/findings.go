@@ -51,7 +51,7 @@ var DefaultThresholds = Thresholds{
 	ThreadChurn:  Limit{Share: 20, Cores: 0.05},
 	IdleSpin:     Limit{Share: 25, Cores: 0.05},
 	Timers:       Limit{Share: 20, Cores: 0.05},
-	BusyWait:     Limit{Share: 40, Cores: 0.05},
+	BusyWait:     Limit{Share: 40, Cores: SpinWarningCores},
 	RuntimeLock:  Limit{Share: 15, Cores: 0.05},
 	Mutex:        Limit{Share: 10, Cores: 0.05},
 	GC:           Limit{Share: 25, Cores: 0.05},
@@ -250,11 +250,14 @@ func (a *analysis) findings() {
 // busyWait is SD204, from the profile alone: the select and Gosched frame
 // families (Summary.Spins) that dominate while little parks. A channel
 // ping-pong is busy too, but it parks on every exchange. selectnbrecv and
-// selectnbsend are a one-case select with a default: a warning. selectgo
-// is reported at info only: a select with a default and several cases
-// runs selectgo(block=false), which a profile cannot tell from a blocking
-// select whose channel is always ready (the fixed timerloop); the source
-// can (diagnose.Profile), and so can a trace (SD308). The Gosched calls of
+// selectnbsend are a one-case select with a default. The severity follows
+// the cost (SpinSeverity), with one exception: selectgo below
+// SelectAloneShare is info, because a select with a default and several
+// cases runs selectgo(block=false), which a profile cannot tell from a
+// blocking select whose channel is always ready (the fixed timerloop, 69%);
+// the source can (diagnose.Profile), and so can a trace (SD308). From
+// SelectAloneShare up nothing else runs enough to keep a channel ready:
+// whatever the code, the CPU goes to selecting. The Gosched calls of
 // runtime.GC's sweep loop are the GC's (classify's forced-GC rule and
 // ForcedGCYieldShare), not a spin.
 func (a *analysis) busyWait() {
@@ -273,7 +276,7 @@ func (a *analysis) busyWait() {
 					"%.0f%% of the user CPU, at %s)", between.fn, between.part, at(between.lines, false)[3:])
 			}
 		}
-		what, fix, causes := spinWhat(sp.Kind, park, line)
+		what, fix, causes := spinWhat(sp.Kind, sp.Share, park, line)
 		if sp.Kind == CandYield && len(lines) == 0 {
 			fix += cutBy(classify.Yield)
 		}
@@ -302,14 +305,12 @@ func (a *analysis) busyWait() {
 				f.Evidence = append(f.Evidence, ev("heaviest stack of "+string(c)+": "+row.Chain, row.ChainShare, "% of "+string(c)))
 			}
 		}
+		f.Severity = SpinSeverity(sp.Share, sp.Cores)
 		switch {
-		case sp.Kind == CandSelect:
-			f.Severity = finding.Info
-		case sp.Cores < a.th.BusyWait.Cores:
-			f.Severity = finding.Info
+		case sp.Cores < SpinWarningCores:
 			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
-		case sp.Share >= 2*a.th.BusyWait.Share && sp.Cores >= 1:
-			f.Severity = finding.Critical
+		case sp.Kind == CandSelect && sp.Share < SelectAloneShare:
+			f.Severity = finding.Info
 		}
 		a.out = append(a.out, f)
 		a.sum.Spins[i].Reported = true

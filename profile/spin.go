@@ -48,6 +48,12 @@ type LineCPU struct {
 	// SpinShare is the part of Share in select and Gosched frames
 	// (selectgo, selectnb*, sellock, lock2 under them, Gosched).
 	SpinShare float64 `json:"spin_share"`
+	// WorkShare is the part of Share in the functions the line calls
+	// outside the runtime's wait frames (the standard library's or a
+	// dependency's code: crypto, encoding, I/O), rather than in the line's
+	// own instructions: a loop that spends its CPU there works, it does
+	// not wait (SpinWorkShare).
+	WorkShare float64 `json:"work_share"`
 }
 
 // Spin is the profile's own busy-wait verdict on one family of frames,
@@ -237,6 +243,7 @@ type stackAcc struct {
 
 type lineAcc struct {
 	v, n, spin, flat int64
+	work             int64 // flat time in the code the line calls (userAt > 0)
 	sel, nb, yield   int64
 	selN, nbN        int64
 }
@@ -377,6 +384,9 @@ func (a *analysis) scanSamples(ci int) *scan {
 		la.n += n
 		if cl.Cause == classify.User {
 			la.flat += v
+			if userAt > 0 {
+				la.work += v
+			}
 		}
 		switch {
 		case nb:
@@ -426,7 +436,7 @@ func (a *analysis) candidates(sc *scan) {
 	s.ParkShare = park
 	for k, la := range sc.lines {
 		s.UserLines = append(s.UserLines, LineCPU{Function: k.fn, File: k.file, Line: int(k.line), Share: a.share(la.v),
-			Cores: cores(la.v), Samples: la.n, SpinShare: a.share(la.spin)})
+			Cores: cores(la.v), Samples: la.n, SpinShare: a.share(la.spin), WorkShare: a.share(la.work)})
 		u := UserLine{Function: k.fn, File: k.file, Line: int(k.line)}
 		add := func(kind string, v, n int64) {
 			u.Share = a.share(v)
@@ -565,14 +575,21 @@ func (a *analysis) thin() {
 	s.Thin = strings.Join(why, " and ") + ": too thin to rule causes out; profile for at least 30s while the program is under load"
 }
 
-// spinMessage explains a profile-only SD204 from what was measured.
-func spinWhat(kind string, park float64, line string) (what, fix string, causes []classify.Cause) {
+// spinWhat explains a profile-only SD204 from what was measured.
+func spinWhat(kind string, share, park float64, line string) (what, fix string, causes []classify.Cause) {
 	switch kind {
 	case CandNBSelect:
 		return fmt.Sprintf("busy-waits in a select with one case and a default (selectnbrecv/selectnbsend) %s, with parking at only %.0f%% of CPU", line, park),
 			"remove the select's default so the goroutine blocks until a case is ready (see SD101)", []classify.Cause{classify.Channel}
 	case CandSelect:
-		return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: a select with a default that spins, or a blocking select whose channel is always ready (the profile cannot tell them apart; the source can: source not found, pass -src DIR)", line, park),
+		if share >= SelectAloneShare {
+			return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: at %.0f%% of the CPU or more nothing else "+
+					"runs enough to keep a channel ready, so the select spins (a default that neither blocks nor leaves, or a "+
+					"channel that is always ready: closed, or a done context)", line, park, SelectAloneShare),
+				"if the select has a default inside a loop, remove the default so it blocks (see SD101); if a case is always " +
+					"ready (a closed channel, a cancelled context), leave the loop when it fires", []classify.Cause{classify.Channel}
+		}
+		return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: a select with a default that spins, or a blocking select whose channel is always ready (the profile cannot tell them apart below %.0f%% of the CPU; the source can: source not found, pass -src DIR)", line, park, SelectAloneShare),
 			"if the select has a default inside a loop, remove the default so it blocks (see SD101); if it blocks already, the channel is always ready and the CPU is the work", []classify.Cause{classify.Channel}
 	}
 	return fmt.Sprintf("busy-waits yielding with runtime.Gosched %s, with parking at only %.0f%% of CPU", line, park),

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,21 +43,31 @@ func spinKinds(fs []finding.Finding) []string {
 	return out
 }
 
+// stkSend is a producer keeping a select's channel ready.
+var stkSend = []string{"runtime.chansend", "runtime.chansend1", "main.produce@/app/h.go:20", "main.main"}
+
 func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
-	res, err := Analyze([]*profile.Profile{mix(2, stkSelectGo, 0.6, stkSelectLock, 1.3, stkUser, 0.1)}, Options{})
+	// A select at 60% of the CPU beside a producer's sends at 35%: it may
+	// be an always-ready blocking select (the lab timerloop's fixed twin:
+	// 69%), so info, never warning, below SelectAloneShare.
+	res, err := Analyze([]*profile.Profile{mix(2, stkSelectGo, 0.4, stkSelectLock, 0.8, stkSend, 0.7, stkUser, 0.1)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// selectgo may be an always-ready blocking select: info, never warning.
 	if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "select:info" {
 		t.Fatalf("SD204 kinds %v, want [select:info]\n%s", got, describe(res))
 	}
-	f := res.Findings[0]
+	var f finding.Finding
+	for _, g := range res.Findings {
+		if SpinKind(g) != "" {
+			f = g
+		}
+	}
 	if len(f.Locations) == 0 || f.Locations[0].Line != 37 || !strings.Contains(f.Message, "pass -src DIR") {
 		t.Errorf("finding %+v: want the select's line 37 and the -src hint", f)
 	}
 	if rules(res.Findings, finding.Warning) != nil {
-		t.Errorf("warnings %v from selectgo alone", rules(res.Findings, finding.Warning))
+		t.Errorf("warnings %v from selectgo beside a producer", rules(res.Findings, finding.Warning))
 	}
 	var c *Candidate
 	for i := range res.Summary.Candidates {
@@ -64,13 +75,40 @@ func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
 			c = &res.Summary.Candidates[i]
 		}
 	}
-	if c == nil || c.Line != 37 || c.Share < 90 || c.Cores < 0.9 {
-		t.Fatalf("select candidate %+v, want line 37 at ~95%% and ~0.95 cores", c)
+	if c == nil || c.Line != 37 || c.Share < 55 || c.Cores < 0.55 {
+		t.Fatalf("select candidate %+v, want line 37 at ~60%% and ~0.6 cores", c)
 	}
 	// The per-line CPU lets the join sum a loop: the select line holds the
 	// select frames and the lock under them.
-	if l := res.Summary.UserLines[0]; l.Line != 37 || l.SpinShare < 90 {
+	if l := res.Summary.UserLines[0]; l.Line != 37 || l.SpinShare < 55 {
 		t.Errorf("top user line %+v, want line 37 with its spin share", l)
+	}
+}
+
+// TestSelectGoAloneWarnsByCost: 95% of the CPU in selectgo and the lock
+// under it, no parking, 5% elsewhere (issue 20's busy handler without its
+// source): nothing else runs enough to keep a channel ready, so the cost
+// decides: critical at 0.95 cores. Fails on the code that made selectgo
+// info whatever its share.
+func TestSelectGoAloneWarnsByCost(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		seconds float64 // the profile's duration: the same samples over more time cost fewer cores
+		want    finding.Severity
+	}{
+		{"a whole core", 2, finding.Critical},
+		{"half a core", 4, finding.Warning},
+		{"cheap", 60, finding.Info},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Analyze([]*profile.Profile{mix(c.seconds, stkSelectGo, 0.6, stkSelectLock, 1.3, stkUser, 0.1)}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "select:"+c.want.String() {
+				t.Fatalf("SD204 kinds %v, want [select:%s]\n%s", got, c.want, describe(res))
+			}
+		})
 	}
 }
 
@@ -351,5 +389,72 @@ func TestUserStacksWalkInlinedCallers(t *testing.T) {
 	}
 	if st[0].Share != 60 || st[1].Share != 20 {
 		t.Errorf("shares %.1f, %.1f, want 60 and 20", st[0].Share, st[1].Share)
+	}
+}
+
+// TestRecordedSelectSpinAndItsWorkTwin reads recordings of
+// testdata/spinwork (issue 20's handler wait, recorded on the shared
+// 2-CPU machine at 0.56 cores) with no source: the select spin (90% in
+// selectgo) warns by its cost at its select line; the same loop whose
+// default hashes a buffer (98% of its CPU in SHA-256) has no busy-wait
+// finding; the lab timerloop's fixed twin (a producer keeping a blocking
+// select's channel ready, 69% in selectgo) warns of nothing.
+func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want finding.Severity // of SD204; -1: none
+		line int
+	}{
+		{"spinwork-select", finding.Warning, 31},
+		{"spinwork-work", -1, 0},
+		{"timerloop-fixed", finding.Info, 0},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			p, err := ReadFile(filepath.Join("testdata", "lab", c.file+".pb.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Analyze([]*profile.Profile{p}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sd []finding.Finding
+			for _, f := range res.Findings {
+				if f.Rule == "SD204" {
+					sd = append(sd, f)
+				}
+				if f.Rule != "SD204" && f.Severity >= finding.Warning {
+					t.Errorf("warning %s: %s", f.Rule, f.Message)
+				}
+			}
+			switch {
+			case c.want < 0 && len(sd) > 0:
+				t.Errorf("the loop's work called a busy wait: %+v", sd)
+			case c.want == finding.Info && len(sd) > 0 && sd[0].Severity > finding.Info:
+				t.Errorf("an always-ready blocking select warned: %s", sd[0].Message)
+			case c.want >= finding.Warning && (len(sd) != 1 || sd[0].Severity < c.want):
+				t.Fatalf("SD204 %+v, want one at %s or above\n%s", sd, c.want, describe(res))
+			case c.want >= finding.Warning && (sd[0].Locations[0].Line != c.line ||
+				!strings.HasSuffix(sd[0].Locations[0].File, "spinwork/main.go")):
+				t.Errorf("SD204 at %v, want spinwork/main.go:%d", sd[0].Locations, c.line)
+			}
+		})
+	}
+}
+
+// TestSD204DocQuotesTheThresholds: the rule's docs state the numbers the
+// code uses (one place for each threshold, quoted by the catalog).
+func TestSD204DocQuotesTheThresholds(t *testing.T) {
+	d := finding.MustLookup("SD204").Detection
+	for _, want := range []string{
+		fmt.Sprintf("warning from %.2f cores", SpinWarningCores),
+		fmt.Sprintf("critical from %.2f cores that are also %.0f%% of the CPU", SpinCriticalCores, SpinCriticalShare),
+		fmt.Sprintf("selectgo under %.0f%% of the CPU", SelectAloneShare),
+		fmt.Sprintf("when %.0f%% or more of the loop's CPU is in the calls", SpinWorkShare),
+		fmt.Sprintf("at ≥ %.0f%% of CPU with ≥ %d samples", DefaultThresholds.BusyWait.Share, DefaultThresholds.MinSamples),
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("SD204's Detection does not say %q", want)
+		}
 	}
 }
