@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,6 +86,55 @@ func TestCheckLinksLatencyToSpin(t *testing.T) {
 	in.Profile[0].Severity = finding.Info
 	if _, sum := Check(in); sum.Linked != 0 {
 		t.Error("an info spin was linked")
+	}
+}
+
+// TestCheckLockConvoyLeadsTheBacklog: a lock queue (SD309 from the
+// mutex/block profiles) explains the trace's backlog: SD302 names it and
+// its fix is the lock's, not "Add CPU" (issue 20). A spin does the same.
+// The close negative: an info lock queue links nothing and leaves the fix.
+// Fails on the join that linked spins only and kept the CPU advice.
+func TestCheckLockConvoyLeadsTheBacklog(t *testing.T) {
+	cpuFix := finding.MustLookup("SD302").Fix
+	lat := finding.Finding{Rule: "SD302", Severity: finding.Warning, Message: "runnable backlog", Fix: cpuFix}
+	for _, c := range []struct {
+		name  string
+		cause finding.Finding
+		src   string
+		link  bool
+	}{
+		{"lock convoy", fnd("SD309", finding.Warning, "/a/store.go", 42), "goroutines", true},
+		{"spin", fnd("SD204", finding.Critical, "/a/main.go", 97), "profile", true},
+		{"info lock queue", fnd("SD309", finding.Info, "/a/store.go", 42), "goroutines", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.cause.Fix = "shorten the critical section"
+			in := CheckInput{Trace: []finding.Finding{lat}}
+			if c.src == "goroutines" {
+				in.Contention = []finding.Finding{c.cause}
+			} else {
+				in.Profile = []finding.Finding{c.cause}
+			}
+			out, sum := Check(in)
+			i := slices.IndexFunc(out, func(f finding.Finding) bool { return f.Rule == "SD302" })
+			if i < 0 {
+				t.Fatalf("no SD302 in %+v", out)
+			}
+			f := out[i]
+			if !c.link {
+				if sum.Linked != 0 || f.Fix != cpuFix {
+					t.Errorf("an info cause was linked: %q / %q", f.Message, f.Fix)
+				}
+				return
+			}
+			at := fmt.Sprintf("%s:%d", filepath.Base(c.cause.Locations[0].File), c.cause.Locations[0].Line)
+			if sum.Linked != 1 || !strings.Contains(f.Message, at) {
+				t.Errorf("SD302 %q does not name %s", f.Message, at)
+			}
+			if strings.Contains(strings.ToLower(f.Fix), "add cpu") || !strings.Contains(f.Fix, "shorten the critical section") {
+				t.Errorf("SD302 fix %q: want the cause's fix, no CPU advice", f.Fix)
+			}
+		})
 	}
 }
 

@@ -67,6 +67,11 @@ const (
 	tailMinimum = 100
 	// a stop-the-world pause this long is a tail stall of its own
 	stwLong = 10 * time.Millisecond
+	// a lock convoy (SD309) explains the run-queue backlog and the latency
+	// when goroutines woken by sync primitives hold this share of the time
+	// spent runnable after a wake-up: they queue for a P only to queue on
+	// the lock again, so the queue is the lock's, not the CPU's
+	convoyPct = 50.0
 )
 
 // Verdict is what the source code shows at a spinning site's hot line;
@@ -107,6 +112,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	}
 	c := causeOf(s, verdicts)
 	host := hostCause(s)
+	convoy := convoyOf(s)
 
 	// SD301: starts after a wait are slow; below the gate, a tail worth
 	// naming is reported as info.
@@ -122,6 +128,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		case c.spin:
 			why, fix = c.text, c.fix
 			locs = append(locs, c.locs...)
+		case convoy.lock != nil:
+			why, fix = convoy.text, convoy.fix
+			locs = append(locs, convoy.lock.Location)
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -166,6 +175,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		case c.spin || c.compute:
 			why, fix = c.text, c.fix
 			locs = c.locs
+		case convoy.lock != nil:
+			why, fix = convoy.text, convoy.fix
+			locs = []finding.Location{convoy.lock.Location}
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -182,7 +194,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("p99 latency after a wait", ms(s.Latency.Woken.P99), "ms"),
 				evid("median latency after creation", ms(created.P50), "ms"),
 				evid("goroutines created", round2(float64(created.Count)/secs), "/s"),
-			}, c.evidence()...),
+			}, append(c.evidence(), convoy.evidence()...)...),
 			fix)
 	}
 
@@ -599,6 +611,61 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		c.fix = "First rule out a spin at the line SD308 names (schedoctor lint, or -src DIR so the trace reads it): a busy wait there takes the Ps that others queue for. Only if it computes does the process need more CPU or less work."
 	}
 	return c
+}
+
+// convoy is a lock queue that explains the backlog (SD309's lock).
+type convoy struct {
+	lock      *LockSummary
+	syncPct   float64 // of the time spent runnable after a wake-up
+	text, fix string
+}
+
+// convoyOf returns the lock convoy that explains the time spent runnable:
+// the lock SD309 reports with the most goroutines waiting, when the
+// goroutines woken by sync primitives hold convoyPct of the time spent
+// runnable after a wake-up. Such goroutines are handed the lock one at a
+// time and queue for a P between hand-offs: more CPU does not shorten that
+// queue, a shorter critical section does.
+func convoyOf(s *Summary) convoy {
+	var lock *LockSummary
+	for i, l := range s.Locks {
+		if l.Count >= lockMinimum && l.Waiting >= lockWaiting && (lock == nil || l.Waiting > lock.Waiting) {
+			lock = &s.Locks[i]
+		}
+	}
+	if lock == nil {
+		return convoy{}
+	}
+	var woken time.Duration
+	for _, w := range []wake{wakeSyscall, wakeChan, wakeSleep, wakeSync, wakeNetwork, wakeOther} {
+		woken += reasonLatency(s, w).Total
+	}
+	sync := reasonLatency(s, wakeSync)
+	if woken <= 0 || 100*float64(sync.Total)/float64(woken) < convoyPct {
+		return convoy{}
+	}
+	pct := round2(100 * float64(sync.Total) / float64(woken))
+	at := fmt.Sprintf("%s:%d", shortFile(lock.Location.File), lock.Location.Line)
+	return convoy{
+		lock:    lock,
+		syncPct: pct,
+		text: fmt.Sprintf("of a lock convoy at %s: %.0f%% of the time spent runnable after a wake-up followed a wake-up by a sync primitive "+
+			"(Mutex, RWMutex, WaitGroup, Cond), and the lock's %d goroutines are handed it one at a time and queue for a P in between (%.2f waiting on "+
+			"average), see SD309", at, pct, lock.Goroutines, lock.Waiting),
+		fix: "The queue is the lock's, not the CPU's: shorten the critical section at " + at + " (move work out of it), shard " +
+			"the state it guards, or give each goroutine its own copy and merge at the end (SD309); more CPU would only add " +
+			"goroutines to the convoy.",
+	}
+}
+
+func (c convoy) evidence() []finding.Evidence {
+	if c.lock == nil {
+		return nil
+	}
+	return []finding.Evidence{
+		evid("time runnable after a wake-up by a sync primitive", c.syncPct, "%"),
+		evid("goroutines waiting on the convoy's lock (mean)", c.lock.Waiting, "goroutines"),
+	}
 }
 
 func (c cause) evidence() []finding.Evidence {

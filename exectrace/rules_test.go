@@ -280,3 +280,53 @@ func TestHotLineWithoutSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestLockConvoyExplainsTheBacklog: a run-queue backlog whose goroutines
+// were woken by a lock SD309 reports is that lock's convoy: SD302 and
+// SD301 name the lock and do not advise adding CPU (issue 20: on a lock
+// convoy the SD302 fix began "Add CPU"). The close negative: the same
+// lock while the backlog follows channel wake-ups keeps the CPU advice.
+// Fails on the code whose SD302 fix was the catalog's "Add CPU, ...".
+func TestLockConvoyExplainsTheBacklog(t *testing.T) {
+	lock := LockSummary{Location: finding.Location{File: "/src/app/lock.go", Line: 60, Function: "main.(*store).put"},
+		Count: 5000, Goroutines: 8, Waiting: 2.5}
+	for _, c := range []struct {
+		name   string
+		by     wake
+		convoy bool
+	}{
+		{"woken by the lock", wakeSync, true},
+		{"woken by channels", wakeChan, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Locks = []LockSummary{lock}
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken = Percentiles{Count: 5000, P50: time.Millisecond, P99: 25 * time.Millisecond}
+			s.Latency.ByReason = []ReasonLatency{
+				{Reason: wakeNames[c.by], Percentiles: Percentiles{Count: 4000, P99: 25 * time.Millisecond, Total: 4 * time.Second}},
+				{Reason: wakeNames[wakePreempted], Percentiles: Percentiles{Count: 100, Total: 100 * time.Millisecond}},
+			}
+			respin(s)
+			fs := findings(s, Options{})
+			var n int
+			for _, f := range fs {
+				if f.Rule != "SD301" && f.Rule != "SD302" {
+					continue
+				}
+				n++
+				cpu := strings.Contains(strings.ToLower(f.Fix), "add cpu") || strings.Contains(f.Fix, "more CPUs")
+				named := strings.Contains(f.Message, "lock convoy at app/lock.go:60") && len(f.Locations) > 0 && f.Locations[0].Line == 60
+				if c.convoy && (cpu || !named) {
+					t.Errorf("%s on a convoy: message %q, fix %q, at %v: want the lock named first and no CPU advice", f.Rule, f.Message, f.Fix, f.Locations)
+				}
+				if !c.convoy && named {
+					t.Errorf("%s blames a lock the wake-ups do not follow: %q", f.Rule, f.Message)
+				}
+			}
+			if n != 2 {
+				t.Errorf("got %v, want SD301 and SD302", rules(fs))
+			}
+		})
+	}
+}

@@ -29,7 +29,9 @@ var traceRules = []Rule{
 			"with p99 ≥ 1ms, or 500+ creations with median ≥ 1ms before the first run) and as info when only " +
 			"preempted CPU-bound goroutines queue. The cause is measured: goroutines that run until preempted " +
 			"holding 50%+ of the Ps' busy time (named, with their line; the advice is to fix the spin, not to add " +
-			"CPU, unless the source shows plain computation), the host withholding CPU (SD303), or the wake reason " +
+			"CPU, unless the source shows plain computation), a lock convoy (a lock SD309 reports while sync wake-ups " +
+			"hold 50%+ of the time spent runnable after a wake-up: the lock is named and its fix given, never more " +
+			"CPU), the host withholding CPU (SD303, only when the process CPU was measured), or the wake reason " +
 			"that accounts for most of the time spent runnable (preemption, creation, or a wake-up and its kind). " +
 			"Schedtrace: the runqueue and per-P queue lengths in " +
 			"GODEBUG=schedtrace output, sustained above the number of Ps (thresholds in docs/schedtrace.md).",
