@@ -82,7 +82,11 @@ type site struct {
 	blockLocs  map[blockKey]int
 	preempts   int
 	yields     int
-	stopLocs   map[locID]int // where preemptions and yields hit
+	// syscallWaits are syscalls that waited (lost their P, or lasted
+	// syscallWaits): an event loop in a raw epoll_wait blocks there, not
+	// in a GoBlock, and its yields before it are no spin.
+	syscallWaits int
+	stopLocs     map[locID]int // where preemptions and yields hit
 	// preemptLocs is where preemptions alone hit: a goroutine that runs
 	// on is preempted every 10ms wherever it is, so these are samples of
 	// where its time goes; a yield is where it chose to stop.
@@ -150,10 +154,42 @@ type gstate struct {
 	run         time.Duration
 }
 
+// pstate is one P. It is busy while it runs Go code: ProcRunning with
+// its goroutine out of a syscall. A goroutine in a blocking syscall (an
+// event loop in a raw epoll_wait) keeps its P ProcRunning until sysmon
+// retakes it, but runs nothing: counting that time busy made SD303 say
+// "1.13 Ps running while the process got 0.02 cores" of an idle server.
 type pstate struct {
-	running bool
+	running bool // ProcRunning
+	sys     bool // its goroutine is in a syscall
 	since   trace.Time
 	busy    time.Duration
+}
+
+// setP moves a P to the given state at t, integrating its busy time and
+// the count of busy Ps.
+func (a *analyzer) setP(p *pstate, t trace.Time, running, sys bool) {
+	was, now := p.running && !p.sys, running && !sys
+	if was && !now {
+		p.busy += t.Sub(p.since)
+		a.runningPs.add(t, -1)
+	}
+	if !was && now {
+		p.since = t
+		a.runningPs.add(t, +1)
+	}
+	p.running, p.sys = running, sys
+}
+
+// syscallP marks the P that the event's goroutine holds as in a syscall
+// or out of it.
+func (a *analyzer) syscallP(ev *trace.Event, t trace.Time, sys bool) {
+	if ev.Proc() == trace.NoProc {
+		return
+	}
+	if p := a.ps[ev.Proc()]; p != nil && p.sys != sys {
+		a.setP(p, t, p.running, sys)
+	}
 }
 
 type sleepSite struct {
@@ -165,6 +201,7 @@ type syscallSite struct {
 	n, handoffs int
 	batched     int // calls made under a batching I/O frame
 	dur         Histogram
+	handDur     Histogram // of the calls that lost their P
 }
 
 type waitSite struct {
@@ -395,16 +432,9 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 		p = &pstate{}
 		a.ps[id] = p
 	}
-	if p.running {
-		p.busy += t.Sub(p.since)
-		p.running = false
-		a.runningPs.add(t, -1)
-	}
-	if to == trace.ProcRunning {
-		p.running = true
-		p.since = t
-		a.runningPs.add(t, +1)
-	}
+	// A P that changes state leaves any syscall behind: taken from it
+	// (ProcRunning → ProcIdle), or started afresh.
+	a.setP(p, t, to == trace.ProcRunning, false)
 	if from == trace.ProcRunning && to == trace.ProcIdle && ev.Proc() != id {
 		a.steals++ // taken from a thread in a syscall
 	}
@@ -499,6 +529,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			a.start(ev, g, t)
 		case trace.GoSyscall:
 			a.endSyscall(g, t, false)
+			a.syscallP(ev, t, false) // back to Go code on its P
 		}
 		// For a start, the event's context is the P and thread that run
 		// the goroutine from now on.
@@ -513,6 +544,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		g.syscallLoc = a.locs.user(st.Stack)
 		g.syscallBatched = a.locs.isBatched(st.Stack)
 		a.siteOf(g, st.Stack)
+		a.syscallP(ev, t, true) // its P runs no Go code until it returns
 	case trace.GoNotExist:
 		a.retire(g)
 		delete(a.gs, id)
@@ -666,11 +698,15 @@ func (a *analyzer) endSyscall(g *gstate, t trace.Time, handoff bool) {
 	ss.n++
 	if handoff {
 		ss.handoffs++
+		ss.handDur.Add(t.Sub(g.since))
 	}
 	if g.syscallBatched {
 		ss.batched++
 	}
 	ss.dur.Add(t.Sub(g.since))
+	if g.site >= 0 && (handoff || t.Sub(g.since) >= syscallWaits) {
+		a.sites[g.site].syscallWaits++
+	}
 }
 
 // retire folds a goroutine that ended (or was alive at the end of the
@@ -706,7 +742,7 @@ func (a *analyzer) finish() {
 		a.retire(g)
 	}
 	for _, p := range a.ps {
-		if p.running {
+		if p.running && !p.sys {
 			p.busy += t.Sub(p.since)
 		}
 	}

@@ -36,6 +36,13 @@ const (
 	// at this many calls a second from one site, batching is the advice
 	// whatever the share that lost the P (the lab's syscallheavy: 460k/s)
 	syscallsBatch = 10000.0
+	// syscalls that lost their P after this long at the median were
+	// waiting for something: sysmon takes a P from a syscall after 20µs at
+	// the least, and quick calls that lose it took 18µs at the median in
+	// the epollloop recordings, their event loops' epoll_wait 0.98–5.8ms
+	// (a client writing every 0.1–5ms): handing the P of a wait away is
+	// the runtime doing its job
+	syscallWaits = 500 * time.Microsecond
 	// SD306: stop-the-world share of the time, assist share of running time.
 	stwPct    = 5.0
 	assistPct = 5.0
@@ -43,8 +50,10 @@ const (
 	sleepRepeats     = 100
 	sleepRepeatsPerS = 100.0
 	sleepShort       = 2 * time.Millisecond
-	// SD308: yields per second, and per block, of one site (warning); the
-	// running share and preemptions per block of a CPU-bound site (info).
+	// SD308: yields per second, and per block (a wait in a syscall counts
+	// as one), of one site whose yields end spinRunningPct of its running
+	// time (warning); the running share and preemptions per block of a
+	// CPU-bound site (info).
 	yieldsPerS     = 1000.0
 	stopsPerBlock  = 100 // yields per block (preemptions: a tenth of it)
 	spinRunningPct = 50.0
@@ -279,7 +288,15 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		// and "batch them" is no advice (the lab's syscallheavy fixed
 		// twin: 146,000 64 KiB writes/s to /dev/null, 27 handoffs).
 		batched := 2*sc.Batched >= sc.Count
-		if callsPerS >= syscallsBatch && !batched {
+		if sc.HandoffDuration.P50 >= syscallWaits && callsPerS < syscallsBatch {
+			// The calls wait (an event loop's epoll_wait, a blocking
+			// read): their P runs other goroutines meanwhile, and only
+			// the return costs a P.
+			sev = finding.Info
+			why = fmt.Sprintf("they wait for events (those that lost it took %v at the median, all calls here %v): the runtime hands the P of a goroutine that waits in a syscall to others, as it should, and the goroutine queues for a P when it returns",
+				dur(sc.HandoffDuration.P50), dur(sc.Duration.P50))
+			fix = "Nothing to batch: these syscalls are waits. If the wake-up latency matters, wait through the runtime's netpoller (net.Conn, os.File with deadlines) rather than a raw epoll_wait or read, so that a ready goroutine does not queue for a P behind a thread's return."
+		} else if callsPerS >= syscallsBatch && !batched {
 			why = fmt.Sprintf("the site makes %.0f syscalls/s: even calls this quick (p50 %v, p99 %v) lose their P now and then at that rate", callsPerS, dur(sc.Duration.P50), dur(sc.Duration.P99))
 		} else if handPct < handoffTailPct && sc.Duration.P50 < handoffQuick {
 			// Most calls here return at once: the few that lost their P
@@ -318,6 +335,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("syscalls at this site", float64(sc.Count), "syscalls"),
 				evid("p50 syscall duration", us(sc.Duration.P50), "µs"),
 				evid("p99 syscall duration", us(sc.Duration.P99), "µs"),
+				evid("p50 duration of the calls that lost their P", us(sc.HandoffDuration.P50), "µs"),
 				evid("Ps taken from syscalls (all sites)", float64(s.Procs.Steals), "steals"),
 			}, append(batchEvidence(sc), processCPUEvidence(s)...)...),
 			fix)
@@ -462,7 +480,11 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				st.StopRunPct, st.Preempts, st.Yields, st.Blocked, dur(st.MeanRun))
 		}
 		switch {
-		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+1) && (v == nil || !v.Compute):
+		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+st.SyscallWaits+1) && st.StopRunPct >= spinRunningPct &&
+			(v == nil || !v.Compute):
+			// A wait in a syscall is a block (an event loop yields once,
+			// then waits in epoll_wait), and a spin's yields end most of
+			// its running time.
 			if v == nil && judge != nil && !isSpin {
 				// a yield storm too small for the spin shape (under 0.1 P):
 				// still read its line, so the finding carries the source

@@ -130,7 +130,14 @@ func TestRules(t *testing.T) {
 		}},
 
 		{name: "SD308 Gosched spin", rule: "SD308", sev: finding.Warning, line: 20, edit: func(s *Summary) {
-			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 3
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 50000, 3, 98
+		}},
+		{name: "SD308 yields before waits in a syscall", edit: func(s *Summary) {
+			// an event loop: one yield after an empty poll, then epoll_wait
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].SyscallWaits, s.Sites[0].StopRunPct = 50000, 3, 40000, 98
+		}},
+		{name: "SD308 yields end little of the running time", edit: func(s *Summary) {
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 50000, 3, 6
 		}},
 		{name: "SD308 yields between real waits", edit: func(s *Summary) {
 			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 5000

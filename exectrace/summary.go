@@ -167,6 +167,9 @@ type SyscallSite struct {
 	// (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer).
 	Batched  int         `json:"batched,omitempty"`
 	Duration Percentiles `json:"duration"`
+	// HandoffDuration is the duration of the calls that lost their P: a
+	// wait (an event loop's epoll_wait) loses it by design.
+	HandoffDuration Percentiles `json:"handoff_duration"`
 }
 
 // GCSummary is the GC's stop-the-world and assist time.
@@ -210,6 +213,9 @@ type SiteSummary struct {
 	Blocks     []BlockCount     `json:"blocks"`  // the most frequent reasons and lines
 	Preempts   int              `json:"preempts"`
 	Yields     int              `json:"yields"`
+	// SyscallWaits are the syscalls that waited (lost their P, or took
+	// 1ms or more): blocks that the trace records as syscalls.
+	SyscallWaits int `json:"syscall_waits"`
 	// NeverBlocked counts goroutines that were stopped (preempted or
 	// yielded) but never blocked, and NeverBlockedRun their running time.
 	NeverBlocked    int              `json:"never_blocked"`
@@ -339,7 +345,8 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 		s.Syscalls.Count += ss.n
 		s.Syscalls.Handoffs += ss.handoffs
 		s.Syscalls.Time += ss.dur.Sum()
-		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Batched: ss.batched, Duration: ss.dur.Percentiles()})
+		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Batched: ss.batched, Duration: ss.dur.Percentiles(),
+			HandoffDuration: ss.handDur.Percentiles()})
 	}
 	sortTop(&s.Syscalls.Sites, func(x SyscallSite) int64 { return int64(x.Count) }, func(x SyscallSite) finding.Location { return x.Location })
 
@@ -376,7 +383,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Blocks:  []BlockCount{},
 			Creator: a.locs.get(st.key.creator), Function: a.locs.get(st.key.fn).Function, System: st.system,
 			Goroutines: st.goroutines, Running: st.running, Latency: st.latency.Percentiles(),
-			Preempts: st.preempts, Yields: st.yields, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
+			Preempts: st.preempts, Yields: st.yields, SyscallWaits: st.syscallWaits, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
 			StopAt: a.locs.get(topLoc(st.stopLocs)), PreemptAt: a.locs.get(topLoc(st.preemptLocs)),
 			Samples: st.samples, SpinCode: st.spinSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),

@@ -43,7 +43,9 @@ var traceRules = []Rule{
 		Title: "more Ps running at once than CPUs available",
 		Explanation: "The trace shows Ps in the running state whose threads the kernel has descheduled: GOMAXPROCS is above " +
 			"the CPUs really available (quota, cpuset, other processes), so goroutines stall while 'running'.",
-		Detection: "The time-weighted mean of running Ps in the trace against the CPUs available, which a trace does not " +
+		Detection: "The time-weighted mean of busy Ps in the trace (ProcRunning with the goroutine out of a syscall: a P " +
+			"whose goroutine waits in a blocking syscall, an event loop in epoll_wait, runs no Go code) against the CPUs " +
+			"available, which a trace does not " +
 			"record: given with -cpus (Options.CPUs). Fires when busy Ps ≥ 1.25 × CPUs; skipped without -cpus. Also " +
 			"fires when the Ps were busy ≥ 150% of the CPU the process really got (and by 0.25 P or more): the trace's " +
 			"CPU samples × 10ms when a CPU profile ran during tracing (20+ samples spread over 80% of the trace), " +
@@ -69,7 +71,9 @@ var traceRules = []Rule{
 		Detection: "GoSyscall → GoRunnable transitions (the P was taken while the goroutine was in the syscall) against " +
 			"GoSyscall → GoRunning, by the syscall's user call site. Fires for a site with 20+ such returns at 20+ a " +
 			"second. When the Ps were busy far beyond the CPU the process got (SD303), the host is named as the cause " +
-			"and batching is not advised.",
+			"and batching is not advised. Calls that lost their P after 500µs or more at the median are waits (an " +
+			"event loop's epoll_wait, a blocking read; quick calls that lose it take about 20µs): handing their P " +
+			"away is the runtime's design, so they are info.",
 		Fix: "Buffer and batch syscalls; move long blocking syscalls off latency-sensitive goroutines.",
 	},
 	{
@@ -101,8 +105,10 @@ var traceRules = []Rule{
 		Explanation: "A goroutine that only ever leaves the CPU by preemption or Gosched is spinning (or doing long " +
 			"CPU-bound work); it holds a P and pushes others into run queues.",
 		Detection: "Per creation site, how goroutines leave the CPU: yields (GoStop runtime.Gosched), preemptions and blocks, " +
-			"and the running time of the stretches by how they end. Warning for 1000+ yields a second and 100+ " +
-			"yields per block. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
+			"and the running time of the stretches by how they end. Warning for 1000+ yields a second, 100+ " +
+			"yields per block (a syscall that waits, 500µs or more or losing its P, counts as a block: an event loop " +
+			"that yields once after an empty zero-timeout poll and then waits in epoll_wait is no spin) and yields " +
+			"that end 50%+ of the running time. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
 			"preemption or a yield, run 0.1 P or more on average and were stopped 10+ times is compute or a spin " +
 			"(however often it blocks between): info from the trace alone; its hot line (the trace's CPU samples, " +
 			"else where preemptions hit; yields inside runtime.GC are the runtime's) is read in the source, and a " +
