@@ -154,42 +154,42 @@ type gstate struct {
 	run         time.Duration
 }
 
-// pstate is one P. It is busy while it runs Go code: ProcRunning with
-// its goroutine out of a syscall. A goroutine in a blocking syscall (an
-// event loop in a raw epoll_wait) keeps its P ProcRunning until sysmon
-// retakes it, but runs nothing: counting that time busy made SD303 say
-// "1.13 Ps running while the process got 0.02 cores" of an idle server.
+// pstate is one P. It is busy while it runs Go code: ProcRunning, less
+// the time its goroutine waited in a syscall. A goroutine in a blocking
+// syscall (an event loop in a raw epoll_wait) keeps its P ProcRunning
+// until sysmon retakes it, but runs nothing: counting that time busy made
+// SD303 say "1.35 Ps running on average while the process got 0.02 cores"
+// of an idle server. A quick syscall uses the CPU (kernel time, which the
+// process CPU counts) and stays busy; a syscall is a wait when it lost its
+// P or lasted syscallWaits, and its time on the P is taken off once it
+// ends (waitBusy).
 type pstate struct {
-	running bool // ProcRunning
-	sys     bool // its goroutine is in a syscall
-	since   trace.Time
-	busy    time.Duration
+	running  bool
+	since    trace.Time
+	busy     time.Duration
+	sys      bool       // its goroutine is in a syscall
+	sysSince trace.Time // when it entered it
 }
 
-// setP moves a P to the given state at t, integrating its busy time and
-// the count of busy Ps.
-func (a *analyzer) setP(p *pstate, t trace.Time, running, sys bool) {
-	was, now := p.running && !p.sys, running && !sys
-	if was && !now {
-		p.busy += t.Sub(p.since)
-		a.runningPs.add(t, -1)
-	}
-	if !was && now {
-		p.since = t
-		a.runningPs.add(t, +1)
-	}
-	p.running, p.sys = running, sys
-}
-
-// syscallP marks the P that the event's goroutine holds as in a syscall
-// or out of it.
+// syscallP records the syscall of the goroutine that holds the event's P:
+// entered (sys true) or left on that P.
 func (a *analyzer) syscallP(ev *trace.Event, t trace.Time, sys bool) {
 	if ev.Proc() == trace.NoProc {
 		return
 	}
-	if p := a.ps[ev.Proc()]; p != nil && p.sys != sys {
-		a.setP(p, t, p.running, sys)
+	p := a.ps[ev.Proc()]
+	if p == nil || !p.running {
+		return
 	}
+	if sys {
+		p.sys, p.sysSince = true, t
+		return
+	}
+	if p.sys && t.Sub(p.sysSince) >= syscallWaits {
+		a.waitBusy += t.Sub(p.sysSince)
+		p.busy -= t.Sub(p.sysSince)
+	}
+	p.sys = false
 }
 
 type sleepSite struct {
@@ -245,6 +245,9 @@ type analyzer struct {
 	steals    int
 	runnable  level
 	runningPs level
+	// waitBusy is the Ps' running time while their goroutine waited in a
+	// syscall (see pstate): taken off the busy Ps.
+	waitBusy time.Duration
 
 	sleeps   map[locID]*sleepSite
 	syscalls map[locID]*syscallSite
@@ -432,9 +435,22 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 		p = &pstate{}
 		a.ps[id] = p
 	}
-	// A P that changes state leaves any syscall behind: taken from it
-	// (ProcRunning → ProcIdle), or started afresh.
-	a.setP(p, t, to == trace.ProcRunning, false)
+	if p.running {
+		p.busy += t.Sub(p.since)
+		p.running = false
+		a.runningPs.add(t, -1)
+		if p.sys {
+			// taken from a syscall (or stopped in one): the call waited
+			a.waitBusy += t.Sub(p.sysSince)
+			p.busy -= t.Sub(p.sysSince)
+			p.sys = false
+		}
+	}
+	if to == trace.ProcRunning {
+		p.running = true
+		p.since = t
+		a.runningPs.add(t, +1)
+	}
 	if from == trace.ProcRunning && to == trace.ProcIdle && ev.Proc() != id {
 		a.steals++ // taken from a thread in a syscall
 	}
@@ -742,7 +758,7 @@ func (a *analyzer) finish() {
 		a.retire(g)
 	}
 	for _, p := range a.ps {
-		if p.running && !p.sys {
+		if p.running {
 			p.busy += t.Sub(p.since)
 		}
 	}

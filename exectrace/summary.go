@@ -302,7 +302,13 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	for _, p := range a.ps {
 		busy += p.busy
 	}
-	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: a.runningPs.mean(), BusyMax: a.runningPs.max, Steals: a.steals, Timeline: []float64{}}
+	// Busy Ps run Go code: the time their goroutines waited in syscalls is
+	// taken off (pstate).
+	busyMean := a.runningPs.mean()
+	if dur > 0 {
+		busyMean = max(busyMean-float64(a.waitBusy)/float64(dur), 0)
+	}
+	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: busyMean, BusyMax: a.runningPs.max, Steals: a.steals, Timeline: []float64{}}
 	ps.TimelineBin = a.runningPs.binW
 	for i, v := range a.runningPs.bins {
 		w := float64(a.runningPs.binW)

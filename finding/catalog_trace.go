@@ -43,9 +43,9 @@ var traceRules = []Rule{
 		Title: "more Ps running at once than CPUs available",
 		Explanation: "The trace shows Ps in the running state whose threads the kernel has descheduled: GOMAXPROCS is above " +
 			"the CPUs really available (quota, cpuset, other processes), so goroutines stall while 'running'.",
-		Detection: "The time-weighted mean of busy Ps in the trace (ProcRunning with the goroutine out of a syscall: a P " +
-			"whose goroutine waits in a blocking syscall, an event loop in epoll_wait, runs no Go code) against the CPUs " +
-			"available, which a trace does not " +
+		Detection: "The time-weighted mean of busy Ps in the trace (ProcRunning, less the time a goroutine waited in a " +
+			"syscall that lost its P or lasted 500µs or more: a P whose goroutine waits in epoll_wait runs no Go code) " +
+			"against the CPUs available, which a trace does not " +
 			"record: given with -cpus (Options.CPUs). Fires when busy Ps ≥ 1.25 × CPUs; skipped without -cpus. Also " +
 			"fires when the Ps were busy ≥ 150% of the CPU the process really got (and by 0.25 P or more): the trace's " +
 			"CPU samples × 10ms when a CPU profile ran during tracing (20+ samples spread over 80% of the trace), " +
