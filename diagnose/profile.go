@@ -307,7 +307,7 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 	for _, f := range res.Findings {
 		// The source settles what a profile-only SD204 is, not whether it
 		// costs: one the profile warned of by its cost alone (selectgo at
-		// profile.SelectAloneShare with no parking) stays, with what the
+		// no parking and no communication completed) stays, with what the
 		// source showed, when the source sees no spin there.
 		if k := profile.SpinKind(f); k != "" && settled(k) && (confirmed[k] || f.Severity < finding.Warning) {
 			continue

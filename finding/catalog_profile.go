@@ -54,14 +54,18 @@ var profileRules = []Rule{
 		Detection: "Three frame families, each at ≥ 40% of CPU with ≥ 10 samples while parking (scheduler, idle spinning, " +
 			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default); " +
 			"Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (runtime.GC's own " +
-			"sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off); selectgo with " +
+			"sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off; a goroutine locked to " +
+			"its thread by runtime.LockOSThread hands its P away on every yield, stoplockedm → handoffp and the other M's " +
+			"startlockedm, and that futex churn is the yield's cost, not SD201's); selectgo with " +
 			"sellock/selunlock and the locks under them. Severity follows the cost, whatever the code (profile.SpinSeverity): " +
 			"warning from 0.05 cores (a twentieth of a core doing nothing is measurable and takes a P from others), critical " +
 			"from 0.95 cores that are also 60% of the CPU or more (the spin, not the work, is what the program does), info " +
-			"below 0.05 cores. One exception: selectgo under 85% of the CPU is info when the source is not read, because a " +
-			"profile cannot tell a select with a default from a blocking select whose channel a producer keeps ready (the " +
-			"lab timerloop's fixed twin: 69%); from 85% up nothing else runs enough to keep a channel ready, so it warns by " +
-			"its cost and the source, when read, only names the cause. When the source is found (the recorded path or " +
+			"below 0.05 cores. One exception: when channel communications complete at 10% of the CPU or more (chansend, " +
+			"chanrecv, a select's element copy or waiter hand-off), selectgo is info when the source is not read, because " +
+			"a profile cannot tell a select with a default from a blocking select whose channel a producer keeps ready (the " +
+			"lab timerloop's fixed twin: 69–84% in select, 24–26% in communications); below that the select neither blocks " +
+			"nor receives (issue 20's busy handler: 90% in selectgo, 2% in communications), so it warns by its cost and the " +
+			"source, when read, only names the cause. When the source is found (the recorded path or " +
 			"-src DIR), each hot select, Gosched or flat-time line is read with the analyzers' logic (lint/inspect): a loop " +
 			"the source shows as a select with a default, a Gosched or atomic spin, or a sleep poll becomes SD204 at the " +
 			"spinning line with the CPU of the whole loop (its own lines, the select/Gosched frames under them and, for a " +

@@ -251,15 +251,15 @@ func (a *analysis) findings() {
 // families (Summary.Spins) that dominate while little parks. A channel
 // ping-pong is busy too, but it parks on every exchange. selectnbrecv and
 // selectnbsend are a one-case select with a default. The severity follows
-// the cost (SpinSeverity), with one exception: selectgo below
-// SelectAloneShare is info, because a select with a default and several
-// cases runs selectgo(block=false), which a profile cannot tell from a
-// blocking select whose channel is always ready (the fixed timerloop, 69%);
-// the source can (diagnose.Profile), and so can a trace (SD308). From
-// SelectAloneShare up nothing else runs enough to keep a channel ready:
-// whatever the code, the CPU goes to selecting. The Gosched calls of
-// runtime.GC's sweep loop are the GC's (classify's forced-GC rule and
-// ForcedGCYieldShare), not a spin.
+// the cost (SpinSeverity), with one exception: selectgo is info while
+// channel communications complete at SelectCommShare of the CPU or more,
+// because a blocking select whose channel a producer keeps ready (the
+// fixed timerloop, 69–84% in select frames) looks like a select with a
+// default that spins; the source can tell (diagnose.Profile), and so can
+// a trace (SD308). Below it nothing is received or sent: whatever the
+// code, the CPU goes to selecting. The Gosched calls of runtime.GC's sweep
+// loop are the GC's (classify's forced-GC rule and ForcedGCYieldShare),
+// not a spin.
 func (a *analysis) busyWait() {
 	park := a.sum.ParkShare
 	for i, sp := range a.sum.Spins {
@@ -276,7 +276,7 @@ func (a *analysis) busyWait() {
 					"%.0f%% of the user CPU, at %s)", between.fn, between.part, at(between.lines, false)[3:])
 			}
 		}
-		what, fix, causes := spinWhat(sp.Kind, sp.Share, park, line)
+		what, fix, causes := spinWhat(sp.Kind, a.sum.CommShare, park, line)
 		if sp.Kind == CandYield && len(lines) == 0 {
 			fix += cutBy(classify.Yield)
 		}
@@ -309,8 +309,11 @@ func (a *analysis) busyWait() {
 		switch {
 		case sp.Cores < SpinWarningCores:
 			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
-		case sp.Kind == CandSelect && sp.Share < SelectAloneShare:
+		case sp.Kind == CandSelect && a.sum.CommShare >= SelectCommShare:
 			f.Severity = finding.Info
+		}
+		if sp.Kind == CandSelect {
+			f.Evidence = append(f.Evidence, ev("channel communications completed (chansend, chanrecv, a select's receive)", a.sum.CommShare, "%"))
 		}
 		a.out = append(a.out, f)
 		a.sum.Spins[i].Reported = true
@@ -540,9 +543,13 @@ type funcCPU struct {
 // are cut, the code that runs between its yields is the only user code
 // that names the loop (a ring buffer's Poll: 2.3% of the CPU, all of the
 // user CPU), and a loop that yields with nothing else to do leaves little
-// else running.
+// else running. The function must also be cheap next to the yields
+// (onlyFuncShare of the profile at most): a loop's own check between
+// yields is; the work of other goroutines is not the loop (a Gosched spin
+// under LockOSThread beside workers that compute: 12% of the CPU in their
+// work, none at the spin's line).
 func (a *analysis) onlyUserFunc() *funcCPU {
-	const onlyFuncPart = 60.0
+	const onlyFuncPart, onlyFuncShare = 60.0, 5.0
 	per := map[string]float64{}
 	var tot float64
 	for _, l := range a.sum.UserLines {
@@ -554,7 +561,7 @@ func (a *analysis) onlyUserFunc() *funcCPU {
 		return nil
 	}
 	for fn, v := range per {
-		if 100*v/tot < onlyFuncPart {
+		if 100*v/tot < onlyFuncPart || v > onlyFuncShare {
 			continue
 		}
 		f := &funcCPU{fn: fn, part: 100 * v / tot}

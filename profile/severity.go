@@ -20,16 +20,17 @@ const (
 	// the program does (the lab's busyselect: 0.91–1.0 cores, 95–100%).
 	SpinCriticalCores = 0.95
 	SpinCriticalShare = 60.0
-	// SelectAloneShare is the share of the CPU in select frames (selectgo,
-	// sellock and the runtime lock under them) from which a profile with
-	// no source warns. Below it a select with a default that spins cannot
-	// be told from a blocking select whose channel is always ready, and the
-	// finding is info; above it nothing else runs enough to keep a channel
-	// ready, so whatever the select's shape the CPU goes to selecting: a
-	// producer and a consumer whose select always finds a message (the lab
-	// timerloop's fixed twin) put 69% there, the busy handler of issue 20
-	// 95%.
-	SelectAloneShare = 85.0
+	// SelectCommShare is the share of the CPU in channel communications
+	// that complete (Summary.CommShare) under which selectgo with no
+	// parking is a spin even when the source is not read: a blocking
+	// select whose channel a producer keeps ready completes a
+	// communication every time (the lab timerloop's fixed twin: 24–26% of
+	// its CPU in chansend, a select's element copy and waiter hand-off,
+	// beside 69–84% in select frames), a select that spins completes none
+	// (issue 20's busy handler: 2%, beside 90% in selectgo). At or above
+	// it, and without the source, selectgo is info: the profile cannot
+	// tell the two apart.
+	SelectCommShare = 10.0
 	// SpinWorkShare is the part of a spinning loop's CPU spent in the
 	// calls the loop makes (its work: crypto, encoding, I/O), rather than
 	// in the select or Gosched frames and the loop's own instructions,

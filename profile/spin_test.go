@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/schedoctor/schedoctor/profile/classify"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +50,8 @@ var stkSend = []string{"runtime.chansend", "runtime.chansend1", "main.produce@/a
 func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
 	// A select at 60% of the CPU beside a producer's sends at 35%: it may
 	// be an always-ready blocking select (the lab timerloop's fixed twin:
-	// 69%), so info, never warning, below SelectAloneShare.
+	// 69–84% in select, 24–26% in communications), so info, never
+	// warning, while communications complete at SelectCommShare or more.
 	res, err := Analyze([]*profile.Profile{mix(2, stkSelectGo, 0.4, stkSelectLock, 0.8, stkSend, 0.7, stkUser, 0.1)}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +88,9 @@ func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
 }
 
 // TestSelectGoAloneWarnsByCost: 95% of the CPU in selectgo and the lock
-// under it, no parking, 5% elsewhere (issue 20's busy handler without its
-// source): nothing else runs enough to keep a channel ready, so the cost
-// decides: critical at 0.95 cores. Fails on the code that made selectgo
+// under it, no parking, 5% elsewhere, no communication completed (issue
+// 20's busy handler without its source): the select neither blocks nor
+// receives, so the cost decides: critical at 0.95 cores. Fails on the code that made selectgo
 // info whatever its share.
 func TestSelectGoAloneWarnsByCost(t *testing.T) {
 	for _, c := range []struct {
@@ -398,7 +400,7 @@ func TestUserStacksWalkInlinedCallers(t *testing.T) {
 // selectgo) warns by its cost at its select line; the same loop whose
 // default hashes a buffer (98% of its CPU in SHA-256) has no busy-wait
 // finding; the lab timerloop's fixed twin (a producer keeping a blocking
-// select's channel ready, 69% in selectgo) warns of nothing.
+// select's channel ready, 69% and 84% in select frames) warns of nothing.
 func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
 	for _, c := range []struct {
 		file string
@@ -408,6 +410,7 @@ func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
 		{"spinwork-select", finding.Warning, 31},
 		{"spinwork-work", -1, 0},
 		{"timerloop-fixed", finding.Info, 0},
+		{"timerloop-fixed-84", finding.Info, 0}, // 84% in select frames, 24% in communications
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			p, err := ReadFile(filepath.Join("testdata", "lab", c.file+".pb.gz"))
@@ -449,12 +452,59 @@ func TestSD204DocQuotesTheThresholds(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("warning from %.2f cores", SpinWarningCores),
 		fmt.Sprintf("critical from %.2f cores that are also %.0f%% of the CPU", SpinCriticalCores, SpinCriticalShare),
-		fmt.Sprintf("selectgo under %.0f%% of the CPU", SelectAloneShare),
+		fmt.Sprintf("channel communications complete at %.0f%% of the CPU or more", SelectCommShare),
 		fmt.Sprintf("when %.0f%% or more of the loop's CPU is in the calls", SpinWorkShare),
 		fmt.Sprintf("at ≥ %.0f%% of CPU with ≥ %d samples", DefaultThresholds.BusyWait.Share, DefaultThresholds.MinSamples),
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("SD204's Detection does not say %q", want)
 		}
+	}
+}
+
+// TestLockedThreadYieldIsAYieldSpin reads a recording of
+// testdata/lockedyield: a goroutine locked to its thread spinning on
+// runtime.Gosched beside workers that compute now and then. Each yield
+// hands the P to another thread and back (stoplockedm, startlockedm):
+// that futex and handoffp churn is the yield's cost, so the profile gives
+// SD204 (yield) at warning, and no SD201 "a spinning M" with a sleep-poll
+// fix; the workers' code is not named as the loop. The close negative: a
+// locked goroutine restarted after a real wait (startlockedm with no
+// locked yield in the profile) stays thread churn. Fails on the old
+// classifier (SD201 warning, 14% yield).
+func TestLockedThreadYieldIsAYieldSpin(t *testing.T) {
+	p, err := ReadFile(filepath.Join("testdata", "lab", "lockedyield.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze([]*profile.Profile{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "yield:warning" {
+		t.Errorf("SD204 kinds %v, want [yield:warning]\n%s", got, describe(res))
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "SD201" && f.Severity >= finding.Warning {
+			t.Errorf("the locked yield's hand-offs called thread churn: %s", f.Message)
+		}
+		for _, l := range f.Locations {
+			if l.Function == "main.work" && f.Rule == "SD204" {
+				t.Errorf("the workers' code named as the yield loop: %v", f.Locations)
+			}
+		}
+	}
+
+	stkStartLocked := []string{"runtime.futex", "runtime.futexwakeup", "runtime.notewakeup", "runtime.startlockedm",
+		"runtime.schedule", "runtime.park_m", "runtime.mcall"}
+	res, err = Analyze([]*profile.Profile{mix(2, stkStartLocked, 0.5, stkUser, 0.5)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spinKinds(res.Findings); len(got) != 0 {
+		t.Errorf("a locked goroutine's restart with no locked yield called a yield spin: %v", got)
+	}
+	if r := res.Summary.row(classify.ThreadChurn); r.Share < 40 {
+		t.Errorf("thread churn %.0f%%, want the restarts (50%%) there", r.Share)
 	}
 }
