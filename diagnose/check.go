@@ -63,9 +63,11 @@ func Family(rule string) string {
 	return ""
 }
 
-// latency rules are effects: a spin that keeps Ps busy explains them.
+// latency rules are effects: a spin that keeps Ps busy explains them. So
+// is a preemption storm (SD208): a loop that never yields is preempted
+// every 10ms at any GOMAXPROCS, which is not oversubscription.
 func isLatency(rule string) bool {
-	return rule == "SD301" || rule == "SD302"
+	return rule == "SD301" || rule == "SD302" || rule == "SD208"
 }
 
 type cause struct {
@@ -267,6 +269,9 @@ func link(fs []finding.Finding) int {
 		var first *finding.Finding // the most severe cause linked, whose fix leads
 		for _, ci := range causes {
 			s := fs[ci]
+			if f.Rule == "SD208" && Family(s.Rule) != "loop" {
+				continue // a lock queue preempts nothing
+			}
 			loc := s.Locations[0]
 			at := fmt.Sprintf("%s:%d", filepath.Base(loc.File), loc.Line)
 			if first == nil || s.Severity > first.Severity {
@@ -304,7 +309,7 @@ func link(fs []finding.Finding) int {
 func advisesCPU(fix string) bool {
 	l := strings.ToLower(fix)
 	return strings.Contains(l, "add cpu") || strings.Contains(l, "more cpus") || strings.Contains(l, "more cpu,") ||
-		strings.Contains(l, "give the process more cpu")
+		strings.Contains(l, "give the process more cpu") || strings.Contains(l, "set gomaxprocs to the cpus")
 }
 
 func coresOf(f finding.Finding) (float64, bool) {

@@ -138,6 +138,42 @@ func TestCheckLockConvoyLeadsTheBacklog(t *testing.T) {
 	}
 }
 
+// TestCheckPreemptionOfASpinIsNotOversubscription: a preemption storm
+// (SD208) beside a spin at warning is the spin's (a loop that never yields
+// is preempted every 10ms at GOMAXPROCS = CPUs, issue 20's lock-free queue
+// consumers): linked to it, with the spin's fix instead of "set GOMAXPROCS
+// to the CPUs". The close negatives: beside a lock queue only, or alone,
+// SD208 keeps its fix. Fails on the join that left SD208 unlinked.
+func TestCheckPreemptionOfASpinIsNotOversubscription(t *testing.T) {
+	pre := finding.Finding{Rule: "SD208", Severity: finding.Warning, Message: "preemption",
+		Fix: "set GOMAXPROCS to the CPUs really available"}
+	spin := fnd("SD204", finding.Warning, "/a/consumer.go", 30)
+	spin.Fix = "block on the event"
+	lock := fnd("SD309", finding.Warning, "/a/store.go", 42)
+	for _, c := range []struct {
+		name   string
+		others []finding.Finding
+		linked bool
+	}{
+		{"beside a spin", []finding.Finding{spin}, true},
+		{"beside a lock queue", []finding.Finding{lock}, false},
+		{"alone", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := Check(CheckInput{Profile: append([]finding.Finding{pre}, c.others...)})
+			i := slices.IndexFunc(out, func(f finding.Finding) bool { return f.Rule == "SD208" })
+			f := out[i]
+			gomax := strings.Contains(f.Fix, "set GOMAXPROCS to the CPUs")
+			if c.linked && (gomax || !strings.Contains(f.Message, "consumer.go:30")) {
+				t.Errorf("SD208 beside a spin: %q / %q", f.Message, f.Fix)
+			}
+			if !c.linked && !gomax {
+				t.Errorf("SD208 lost its fix: %q", f.Fix)
+			}
+		})
+	}
+}
+
 type checkSource map[int]*inspect.Loop
 
 func (f checkSource) At(file string, line int) (*inspect.Loop, error) {

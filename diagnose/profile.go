@@ -312,8 +312,12 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		if k := profile.SpinKind(f); k != "" && settled(k) && (confirmed[k] || f.Severity < finding.Warning) {
 			continue
 		}
-		if inSpin(f, out.Summary.Loops) && (f.Rule == "SD204" || f.Rule == "SD205") {
-			continue // the spin's own cost, reported with it
+		if inSpin(f, out.Summary.Loops) && (f.Rule == "SD204" || f.Rule == "SD205" || f.Rule == "SD208") {
+			// The spin's own cost, reported with it: its select's locks,
+			// and its async preemptions (a loop that never yields is
+			// preempted every 10ms whatever GOMAXPROCS is, which is no
+			// oversubscription to fix with GOMAXPROCS).
+			continue
 		}
 		f = slices.Clone([]finding.Finding{f})[0]
 		if len(f.Locations) > 0 {

@@ -591,3 +591,36 @@ func TestProfileRecordedWorkLoopIsNotASpin(t *testing.T) {
 		})
 	}
 }
+
+// TestProfilePreemptionInsideASpinIsTheSpins: async preemptions that land
+// in a loop the source shows spinning are the spin's cost (a loop that
+// never yields is preempted every 10ms at any GOMAXPROCS): no SD208
+// "set GOMAXPROCS to the CPUs" beside the SD204. The close negative: the
+// same preemptions in a loop the source shows computing keep SD208.
+// Fails on the join that dropped only SD204 and SD205 inside a spin.
+func TestProfilePreemptionInsideASpinIsTheSpins(t *testing.T) {
+	stkPreempt := []string{"runtime.asyncPreempt", "main.handler@/app/h.go:40", "net/http.HandlerFunc.ServeHTTP"}
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 0.9, stkPreempt, 0.4, stkOther, 0.1))
+	if len(only(res.Findings, "SD208")) != 1 {
+		t.Fatalf("the profile alone has no SD208: %+v", res.Findings)
+	}
+	for _, c := range []struct {
+		kind inspect.Kind
+		want int
+	}{
+		{inspect.SelectDefault, 0},
+		{inspect.Compute, 1},
+	} {
+		src := &fakeSource{loops: map[string]*inspect.Loop{
+			"/app/h.go:37": selectLoop(c.kind, "the loop at 35-45"),
+			"/app/h.go:40": selectLoop(c.kind, "the loop at 35-45"),
+		}}
+		out, err := Profile(res, Options{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(only(out.Findings, "SD208")); got != c.want {
+			t.Errorf("%s loop: %d SD208, want %d: %+v", c.kind, got, c.want, only(out.Findings, "SD208"))
+		}
+	}
+}
