@@ -106,6 +106,7 @@ type site struct {
 	samples     int
 	sampleLocs  map[locID]int
 	spinSamples int
+	workSamples int // CPU samples in a standard-library callee (locTable.inWorkCode)
 }
 
 // end is how a running stretch ended.
@@ -907,6 +908,8 @@ func (a *analyzer) sample(ev *trace.Event, t trace.Time) {
 	stk := ev.Stack()
 	if a.locs.inSpinCode(stk) {
 		s.spinSamples++
+	} else if a.locs.inWorkCode(stk) {
+		s.workSamples++
 	}
 	if loc := a.locs.user(stk); loc != noLoc && isUserFunc(a.locs.get(loc).Function) {
 		s.sampleLocs[loc]++

@@ -62,3 +62,35 @@ func TestEventLoopIsNotBusy(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedIdleSpinAndItsWorkTwin reads testdata/idlespin recordings
+// with a source that reads every hot line as a select with a default: the
+// handler's wait is SD308 at warning or above; its twin whose default
+// hashes a buffer gets no warning (its CPU samples are in SHA-256).
+func TestRecordedIdleSpinAndItsWorkTwin(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		warn bool
+	}{{"idlespin-select", true}, {"idlespin-work", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", c.name+".trace"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := Analyze(context.Background(), f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warned bool
+			for _, f := range Findings(res.Summary, Options{}, spinJudge) {
+				if f.Rule == "SD308" && f.Severity >= finding.Warning {
+					warned = true
+				}
+			}
+			if warned != c.warn {
+				t.Errorf("SD308 warning %v, want %v\n%+v", warned, c.warn, res.Summary.Spinning)
+			}
+		})
+	}
+}

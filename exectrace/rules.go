@@ -58,6 +58,10 @@ const (
 	stopsPerBlock  = 100 // yields per block (preemptions: a tenth of it)
 	spinRunningPct = 50.0
 	preemptMinimum = 10
+	// SD308: a loop the source shows spinning whose CPU samples are this
+	// much in the calls it makes works (profile.SpinWorkShare, the same
+	// judgement from a profile)
+	workCodePct = 50.0
 	// SD309: mean goroutines waiting on one lock, and enough waits.
 	lockWaiting = 0.25
 	lockMinimum = 20
@@ -498,6 +502,18 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			if v != nil && v.Spin {
 				confirm(f, v)
 			}
+		case isSpin && v != nil && v.Spin && sp.Samples >= samplesMinimum && sp.WorkCodePct >= workCodePct:
+			// The loop has a spin's shape in the source, but its CPU
+			// samples are in the calls it makes: it works (a default
+			// that hashes a buffer), and removing the default would stop
+			// the work.
+			add("SD308", finding.Info,
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d, "+
+					"but %.0f%% of their CPU samples are in the calls the loop makes (%.0f%% in select or yield code): its CPU is "+
+					"its work, not a wait: %s",
+					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, sp.WorkCodePct, sp.SpinCodePct, shape()),
+				loc, append(ev, evid("CPU samples in the calls the loop makes", sp.WorkCodePct, "%")),
+				"Nothing waits: if the latency matters, split the work into shorter pieces or give the process more CPU.")
 		case isSpin && v != nil && v.Spin && sp.HotFrom == "stops":
 			// The goroutines stop at the loop, but nothing places their
 			// time there: a consumer that computes until its queue is
@@ -603,6 +619,11 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s that compute at %s until preempted (%s; the source shows %s): the work needs more CPU than the Ps give",
 			s.SpinPct, sp.Function, at, shape, v.Detail)
 		c.fix = "The goroutines compute: do less work per request, split it, or give the process more CPU (check GOMAXPROCS is not below the CPUs available)."
+	case v != nil && v.Spin && sp.Samples >= samplesMinimum && sp.WorkCodePct >= workCodePct:
+		c.compute = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s whose CPU samples are %.0f%% in the calls their loop makes (%s): the work needs more CPU than the Ps give",
+			s.SpinPct, sp.Function, at, sp.WorkCodePct, shape)
+		c.fix = "The goroutines work: do less work per request, split it, or give the process more CPU (check GOMAXPROCS is not below the CPUs available)."
 	case v != nil && v.Spin:
 		c.spin = true
 		if v.Line.File != "" {

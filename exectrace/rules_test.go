@@ -337,3 +337,59 @@ func TestLockConvoyExplainsTheBacklog(t *testing.T) {
 		})
 	}
 }
+
+// spinJudge is a source that reads every spinning site's line as a loop
+// around a select with a default.
+func spinJudge(sp SpinSite) *Verdict {
+	l := finding.Location{File: "/src/app/main.go", Line: 20, Function: sp.Function}
+	return &Verdict{Spin: true, Kind: "select-default", Detail: "busy-waits in a select with a default", Line: l, Loop: l,
+		Fix: "remove the default"}
+}
+
+// TestSpinThatLeavesPsIdle: a loop that spins for less than a time slice
+// per request while the other Ps sit idle is never preempted: its
+// stretches end in blocks, but its CPU samples are in selectgo. It has the
+// spin shape, and the source's verdict makes it a warning (issue 20: 8
+// spinning handlers on 16 Ps gave no trace finding). The close negatives:
+// the same site whose samples are in its own code (compute), and one whose
+// samples are in the calls its loop makes (a default that hashes: SD308
+// at info, its CPU is its work). Fails on the old spin shape.
+func TestSpinThatLeavesPsIdle(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		stopPct        float64
+		spinCode, work int
+		want           finding.Severity // of SD308; -1 none
+		wantMsg        string
+	}{
+		{"samples in selectgo", 5, 90, 0, finding.Warning, "busy-waits in a select"},
+		{"samples in its own code", 5, 10, 0, -1, ""},
+		{"samples in the calls it makes", 95, 2, 90, finding.Info, "its CPU is its work"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Procs = ProcSummary{GOMAXPROCS: 16, BusyMean: 1}
+			st := &s.Sites[0]
+			st.Running = 800 * time.Millisecond
+			st.StopRunPct, st.Samples, st.SpinCode, st.WorkCode = c.stopPct, 100, c.spinCode, c.work
+			st.Preempts = 12
+			st.HotLine = finding.Location{File: "/src/app/main.go", Line: 20, Function: "main.worker"}
+			respin(s)
+			var sd []finding.Finding
+			for _, f := range Findings(s, Options{}, spinJudge) {
+				if f.Rule == "SD308" {
+					sd = append(sd, f)
+				}
+			}
+			if c.want < 0 {
+				if len(sd) > 0 {
+					t.Errorf("SD308 on a site whose samples are its own code: %s", sd[0].Message)
+				}
+				return
+			}
+			if len(sd) != 1 || sd[0].Severity != c.want || !strings.Contains(sd[0].Message, c.wantMsg) {
+				t.Fatalf("SD308 %+v, want one %s saying %q", sd, c.want, c.wantMsg)
+			}
+		})
+	}
+}

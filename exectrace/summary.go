@@ -68,6 +68,9 @@ type SpinSite struct {
 	// SpinCodePct is the share of its CPU samples in the runtime's select
 	// or yield code (selectgo, sellock, Gosched), when there are samples.
 	SpinCodePct float64 `json:"spin_code_pct"`
+	// WorkCodePct is the share of its CPU samples in standard-library
+	// callees (crypto, encoding, I/O): a loop whose CPU is there works.
+	WorkCodePct float64 `json:"work_code_pct"`
 }
 
 // Stall is one long wait: a stop-the-world pause, or a goroutine's wait
@@ -237,6 +240,7 @@ type SiteSummary struct {
 	// those in select or yield code, HotLine the user line most hit.
 	Samples  int              `json:"samples"`
 	SpinCode int              `json:"spin_code"`
+	WorkCode int              `json:"work_code"` // in standard-library callees
 	HotLine  finding.Location `json:"hot_line"`
 }
 
@@ -392,7 +396,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Preempts: st.preempts, Yields: st.yields, SyscallWaits: st.syscallWaits, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
 			StopAt: a.locs.get(topLoc(st.stopLocs)), PreemptAt: a.locs.get(topLoc(st.preemptLocs)),
-			Samples: st.samples, SpinCode: st.spinSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
+			Samples: st.samples, SpinCode: st.spinSamples, WorkCode: st.workSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
 		}
 		if st.running > 0 {
 			ss.StopRunPct = round2(100 * float64(st.runEnd[endPreempt]+st.runEnd[endYield]) / float64(st.running))
@@ -479,6 +483,11 @@ func (a *analyzer) processCPU(ps *ProcSummary, opt Options, dur time.Duration) {
 const (
 	spinStopPct  = 80.0
 	spinMinCores = 0.1
+	// a site whose CPU samples (20 or more) are this much in select or
+	// yield code has the spin shape however its stretches end: a spin
+	// that leaves Ps idle is not preempted (issue 20: 8 spinning handlers
+	// on 16 Ps gave no trace finding)
+	spinCodePct = 50.0
 )
 
 // hotPreemptMinimum is how many preemptions place a site's time without
@@ -498,7 +507,11 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 			continue
 		}
 		cores := st.Running.Seconds() / dur.Seconds()
-		if st.StopRunPct < spinStopPct || cores < spinMinCores || st.Preempts+st.Yields < preemptMinimum {
+		// A spin that leaves Ps idle may never be preempted (each wait
+		// shorter than a time slice): its CPU samples show it, in the
+		// runtime's select or yield code.
+		sampled := st.Samples >= samplesMinimum && 100*float64(st.SpinCode) >= spinCodePct*float64(st.Samples)
+		if cores < spinMinCores || !sampled && (st.StopRunPct < spinStopPct || st.Preempts+st.Yields < preemptMinimum) {
 			continue
 		}
 		sp := SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, HotFrom: "cpu samples",
@@ -510,6 +523,7 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 		}
 		if st.Samples > 0 {
 			sp.SpinCodePct = round2(100 * float64(st.SpinCode) / float64(st.Samples))
+			sp.WorkCodePct = round2(100 * float64(st.WorkCode) / float64(st.Samples))
 		}
 		if sp.HotLine.File == "" || st.Samples < samplesMinimum {
 			// Without CPU samples, preemptions stand in for them: a

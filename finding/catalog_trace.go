@@ -108,7 +108,10 @@ var traceRules = []Rule{
 			"and the running time of the stretches by how they end. Warning for 1000+ yields a second, 100+ " +
 			"yields per block (a syscall that waits, 500µs or more or losing its P, counts as a block: an event loop " +
 			"that yields once after an empty zero-timeout poll and then waits in epoll_wait is no spin) and yields " +
-			"that end 50%+ of the running time. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
+			"that end 50%+ of the running time. A site whose CPU samples (20 or more, when a CPU profile ran during the " +
+			"trace) are 50%+ in select or yield code has the same shape however its stretches end: a spin that leaves Ps " +
+			"idle is never preempted. A loop the source shows spinning whose CPU samples are 50%+ in the standard-library " +
+			"calls it makes (a default that hashes) works: info, not a busy wait. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
 			"preemption or a yield, run 0.1 P or more on average and were stopped 10+ times is compute or a spin " +
 			"(however often it blocks between): info from the trace alone; its hot line (the trace's CPU samples, " +
 			"else where preemptions hit; yields inside runtime.GC are the runtime's) is read in the source, and a " +
