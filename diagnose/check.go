@@ -296,7 +296,7 @@ func link(fs []finding.Finding) int {
 			continue
 		}
 		n++
-		if advisesCPU(f.Fix) {
+		if f.Rule == "SD208" || advisesCPU(f.Fix) { // SD208's fix is all GOMAXPROCS
 			loc := first.Locations[0]
 			f.Fix = fmt.Sprintf("Fix the %s cause at %s:%d first, not the CPU: %s", first.Rule, filepath.Base(loc.File), loc.Line, first.Fix)
 		}
@@ -309,7 +309,7 @@ func link(fs []finding.Finding) int {
 func advisesCPU(fix string) bool {
 	l := strings.ToLower(fix)
 	return strings.Contains(l, "add cpu") || strings.Contains(l, "more cpus") || strings.Contains(l, "more cpu,") ||
-		strings.Contains(l, "give the process more cpu") || strings.Contains(l, "set gomaxprocs to the cpus")
+		strings.Contains(l, "give the process more cpu")
 }
 
 func coresOf(f finding.Finding) (float64, bool) {

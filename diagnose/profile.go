@@ -499,9 +499,9 @@ func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
 		Sources: []string{string(finding.SourceProfile), string(finding.SourceLint)},
 	}
 	park := profile.DefaultThresholds.MaxParkRatio
-	f.Severity = profile.SpinSeverity(v.Share, v.Cores)
+	f.Severity = finding.SpinSeverity(v.Share, v.Cores)
 	switch {
-	case v.Cores < profile.SpinWarningCores:
+	case v.Cores < finding.SpinWarningCores:
 		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", v.Cores)
 	case sum.ParkShare > park*v.Share:
 		// The program parks as much as this loop spins: the spin is

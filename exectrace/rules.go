@@ -527,10 +527,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				loc, ev, v.Fix)
 			confirm(f, v)
 		case isSpin && v != nil && v.Spin:
-			sev := finding.MustLookup("SD308").Severity
-			if sp.Cores >= 0.9 && sp.BusyPct >= spinExplainPct {
-				sev = finding.Critical
-			}
+			// Severity by cost, as a profile's SD204: the Ps' busy time
+			// stands for the program's CPU.
+			sev := finding.SpinSeverity(sp.BusyPct, sp.Cores)
 			f := add("SD308", sev,
 				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d: %s",
 					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),

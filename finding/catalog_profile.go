@@ -57,7 +57,7 @@ var profileRules = []Rule{
 			"sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off; a goroutine locked to " +
 			"its thread by runtime.LockOSThread hands its P away on every yield, stoplockedm → handoffp and the other M's " +
 			"startlockedm, and that futex churn is the yield's cost, not SD201's); selectgo with " +
-			"sellock/selunlock and the locks under them. Severity follows the cost, whatever the code (profile.SpinSeverity): " +
+			"sellock/selunlock and the locks under them. Severity follows the cost, whatever the code (finding.SpinSeverity): " +
 			"warning from 0.05 cores (a twentieth of a core doing nothing is measurable and takes a P from others), critical " +
 			"from 0.95 cores that are also 60% of the CPU or more (the spin, not the work, is what the program does), info " +
 			"below 0.05 cores. One exception: when channel communications complete at 10% of the CPU or more (chansend, " +
@@ -122,9 +122,13 @@ var profileRules = []Rule{
 			"≥ 12% in a single profile, or ≥ 8% in each of several profiles given together; otherwise info asking for " +
 			"corroboration. Lab (2 CPUs, quiet machine): overprocs at GOMAXPROCS=8 15–20%, at GOMAXPROCS=2 under 1%. " +
 			"A machine crowded by other processes shows the same signature (8–39% at GOMAXPROCS=2 under a load average of " +
-			"7–20): then the CPUs the process really gets are fewer than its Ps, and the finding says so.",
-		Fix: "Set GOMAXPROCS to the CPUs available (check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 " +
-			"in go.mod.",
+			"7–20): then the CPUs the process really gets are fewer than its Ps, and the finding says so. A profile does " +
+			"not record GOMAXPROCS: a loop that never yields (a consumer retrying a non-blocking Dequeue at once) is " +
+			"preempted every 10ms at GOMAXPROCS = CPUs too, so the fix rules such a loop out first, and when the source " +
+			"shows the preempted lines in a spinning loop (diagnose), or check finds a spin at warning, SD208 is the " +
+			"spin's cost and not oversubscription.",
+		Fix: "First rule out a loop that never yields where the preemptions land; then set GOMAXPROCS to the CPUs available " +
+			"(check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 in go.mod.",
 	},
 	{
 		ID: "SD209", Name: "syscall-heavy", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,

@@ -116,7 +116,7 @@ var traceRules = []Rule{
 			"(however often it blocks between): info from the trace alone; its hot line (the trace's CPU samples, " +
 			"else where preemptions hit; yields inside runtime.GC are the runtime's) is read in the source, and a " +
 			"spin there (select with a default, yield or atomic spin) makes it a warning at the spinning line " +
-			"(critical at 0.9+ P and half the Ps' busy time), with both sources' evidence; plain computation stays info.",
+			"(severity by cost, finding.SpinSeverity: warning from 0.05 P, critical from 0.95 P that are also 60% of the Ps' busy time; info below 0.05 P), with both sources' evidence; plain computation stays info.",
 		Fix: "If it waits for something, block on it (SD101, SD106); if it computes, split the work.",
 	},
 	{

@@ -51,7 +51,7 @@ var DefaultThresholds = Thresholds{
 	ThreadChurn:  Limit{Share: 20, Cores: 0.05},
 	IdleSpin:     Limit{Share: 25, Cores: 0.05},
 	Timers:       Limit{Share: 20, Cores: 0.05},
-	BusyWait:     Limit{Share: 40, Cores: SpinWarningCores},
+	BusyWait:     Limit{Share: 40, Cores: finding.SpinWarningCores},
 	RuntimeLock:  Limit{Share: 15, Cores: 0.05},
 	Mutex:        Limit{Share: 10, Cores: 0.05},
 	GC:           Limit{Share: 25, Cores: 0.05},
@@ -251,7 +251,7 @@ func (a *analysis) findings() {
 // families (Summary.Spins) that dominate while little parks. A channel
 // ping-pong is busy too, but it parks on every exchange. selectnbrecv and
 // selectnbsend are a one-case select with a default. The severity follows
-// the cost (SpinSeverity), with one exception: selectgo is info while
+// the cost (finding.SpinSeverity), with one exception: selectgo is info while
 // channel communications complete at SelectCommShare of the CPU or more,
 // because a blocking select whose channel a producer keeps ready (the
 // fixed timerloop, 69–84% in select frames) looks like a select with a
@@ -305,9 +305,9 @@ func (a *analysis) busyWait() {
 				f.Evidence = append(f.Evidence, ev("heaviest stack of "+string(c)+": "+row.Chain, row.ChainShare, "% of "+string(c)))
 			}
 		}
-		f.Severity = SpinSeverity(sp.Share, sp.Cores)
+		f.Severity = finding.SpinSeverity(sp.Share, sp.Cores)
 		switch {
-		case sp.Cores < SpinWarningCores:
+		case sp.Cores < finding.SpinWarningCores:
 			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
 		case sp.Kind == CandSelect && a.sum.CommShare >= SelectCommShare:
 			f.Severity = finding.Info
@@ -338,12 +338,20 @@ func (a *analysis) preempt() {
 	if a.perProfilePreempt >= 0 {
 		evs = append(evs, ev("smallest preemption share among the profiles", a.perProfilePreempt, "%"))
 	}
+	// A profile does not record GOMAXPROCS or the CPUs: the same
+	// signature comes from a loop that never yields (a consumer retrying a
+	// lock-free queue's non-blocking Dequeue at once: preempted every
+	// 10ms at GOMAXPROCS = CPUs), so the message names both and the fix
+	// rules the loop out first.
 	a.add("SD208", a.th.Preempt, s, c, fmt.Sprintf("goes to async preemption (asyncPreempt) while the process ran at %.2f cores: "+
-		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like", a.sum.Cores),
+		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like, or a loop "+
+		"that never yields (a retry around a non-blocking call) where the preemptions land", a.sum.Cores),
 		[]classify.Cause{classify.Preempt},
-		"set GOMAXPROCS to the CPUs really available (check with `schedoctor procs`; in containers build with Go 1.25+ and "+
-			"go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; corroborate with `schedoctor trace` "+
-			"(Ps busier than CPUs, SD303)", evs...)
+		"first rule out a loop that never yields at the lines the preemptions hit (a spin on a non-blocking call, an "+
+			"atomic or a select with a default: `schedoctor lint`, or -src DIR so the profile reads it); else, when "+
+			"GOMAXPROCS is above the CPUs really available, set it to them (check with `schedoctor procs`; in containers "+
+			"build with Go 1.25+ and go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; "+
+			"corroborate with `schedoctor trace` (Ps busier than CPUs, SD303)", evs...)
 	// One profile must reach PreemptAlone; several must each reach
 	// Preempt.Share, so that one crowded moment does not make the verdict.
 	single := a.perProfilePreempt < 0

@@ -1,25 +1,10 @@
 package profile
 
-import "github.com/schedoctor/schedoctor/finding"
-
-// The severity of a busy wait follows what it costs, whatever its shape:
-// the code (the source, when it is at hand) decides the name, the cause and
-// the fix, the measured CPU decides how loud the finding is. The profile's
-// own SD204, the join's source-backed SD204 (diagnose.Profile) and the
-// rule docs (finding/catalog_profile.go) all read these constants.
+// What makes a profile's busy wait: the thresholds of its severity are
+// finding.SpinWarningCores, SpinCriticalCores and SpinCriticalShare
+// (finding.SpinSeverity), shared with the trace; these are the profile's
+// own, and the rule docs (finding/catalog_profile.go) state them.
 const (
-	// SpinWarningCores is the CPU rate from which a busy wait is a
-	// warning: a twentieth of a core spent doing nothing is measurable on
-	// a CPU bill and takes a P from the goroutines that share it. Below
-	// it the finding is info ("cheap at this load"): the same loop warns
-	// when the load makes it spin more.
-	SpinWarningCores = 0.05
-	// SpinCriticalCores and SpinCriticalShare make a busy wait critical:
-	// a whole core (less the 5% a profile's sampling loses) that is also
-	// most of the program's CPU, so that the spin, not the work, is what
-	// the program does (the lab's busyselect: 0.91–1.0 cores, 95–100%).
-	SpinCriticalCores = 0.95
-	SpinCriticalShare = 60.0
 	// SelectCommShare is the share of the CPU in channel communications
 	// that complete (Summary.CommShare) under which selectgo with no
 	// parking is a spin even when the source is not read: a blocking
@@ -39,15 +24,3 @@ const (
 	// buffer: 100% of its CPU in SHA-256, 0% in select).
 	SpinWorkShare = 50.0
 )
-
-// SpinSeverity is the severity of a busy wait that takes share % of the
-// profile's CPU at cores cores.
-func SpinSeverity(share, cores float64) finding.Severity {
-	switch {
-	case cores >= SpinCriticalCores && share >= SpinCriticalShare:
-		return finding.Critical
-	case cores >= SpinWarningCores:
-		return finding.Warning
-	}
-	return finding.Info
-}

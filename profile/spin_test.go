@@ -450,8 +450,8 @@ func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
 func TestSD204DocQuotesTheThresholds(t *testing.T) {
 	d := finding.MustLookup("SD204").Detection
 	for _, want := range []string{
-		fmt.Sprintf("warning from %.2f cores", SpinWarningCores),
-		fmt.Sprintf("critical from %.2f cores that are also %.0f%% of the CPU", SpinCriticalCores, SpinCriticalShare),
+		fmt.Sprintf("warning from %.2f cores", finding.SpinWarningCores),
+		fmt.Sprintf("critical from %.2f cores that are also %.0f%% of the CPU", finding.SpinCriticalCores, finding.SpinCriticalShare),
 		fmt.Sprintf("channel communications complete at %.0f%% of the CPU or more", SelectCommShare),
 		fmt.Sprintf("when %.0f%% or more of the loop's CPU is in the calls", SpinWorkShare),
 		fmt.Sprintf("at ≥ %.0f%% of CPU with ≥ %d samples", DefaultThresholds.BusyWait.Share, DefaultThresholds.MinSamples),
