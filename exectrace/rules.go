@@ -535,6 +535,23 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),
 				loc, ev, v.Fix)
 			confirm(f, v)
+		case isSpin && (v == nil || !v.Spin) && sampledSpin(sp):
+			// Warn by cost, explain by code: the CPU samples put the time
+			// in the runtime's select or yield code, which is waiting
+			// whatever shape the source reads (issue 20: a busy handler
+			// whose loop the source read as blocking was info).
+			what := "the source decides the loop's shape (pass -src DIR when the recorded paths are not readable)"
+			if v != nil {
+				what = fmt.Sprintf("the source there reads %s (%s), but the samples show the select or yield is the path taken", v.Kind, v.Detail)
+			}
+			f := add("SD308", finding.SpinSeverity(sp.BusyPct*sp.SpinCodePct/100, sp.Cores*sp.SpinCodePct/100),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s whose CPU samples are %.0f%% in "+
+					"select or yield code (selectgo, sellock, Gosched) at %s:%d: they wait, whatever the loop's shape; %s: %s",
+					sp.BusyPct, sp.Cores, st.Function, sp.SpinCodePct, shortFile(sp.HotLine.File), sp.HotLine.Line, what, shape()),
+				loc, ev, finding.MustLookup("SD308").Fix)
+			if v != nil {
+				f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
+			}
 		case isSpin && v != nil && v.Compute:
 			f := add("SD308", finding.Info,
 				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute at %s:%d (%s): %s",
@@ -613,6 +630,11 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 	}
 	shape := fmt.Sprintf("%.0f%% of their running time in stretches ended by preemption or a yield, %d blocks", sp.StopRunPct, sp.Blocked)
 	switch {
+	case (v == nil || !v.Spin) && sampledSpin(sp):
+		c.spin = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s whose CPU samples are %.0f%% in select or yield code at %s (%s), see SD308",
+			s.SpinPct, sp.Function, sp.SpinCodePct, at, shape)
+		c.fix = "Make the waiting goroutines block on what they wait for (see SD308): more CPU would only feed the wait."
 	case v != nil && v.Compute:
 		c.compute = true
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s that compute at %s until preempted (%s; the source shows %s): the work needs more CPU than the Ps give",
@@ -708,6 +730,13 @@ func (c convoy) evidence() []finding.Evidence {
 		evid("time runnable after a wake-up by a sync primitive", c.syncPct, "%"),
 		evid("goroutines waiting on the convoy's lock (mean)", c.lock.Waiting, "goroutines"),
 	}
+}
+
+// sampledSpin reports whether a spinning site's CPU samples (enough of
+// them) are mostly in the runtime's select or yield code: waiting, as
+// measured, whatever the source reads.
+func sampledSpin(sp SpinSite) bool {
+	return sp.Samples >= samplesMinimum && sp.SpinCodePct >= spinCodePct && sp.WorkCodePct < workCodePct
 }
 
 func (c cause) evidence() []finding.Evidence {

@@ -393,3 +393,51 @@ func TestSpinThatLeavesPsIdle(t *testing.T) {
 		})
 	}
 }
+
+// TestSampledSpinWarnsWhateverTheSource: a spinning site whose CPU samples
+// are 90% in selectgo waits, whatever the source reads there (issue 20: a
+// busy handler whose loop the old reader called blocking got SD308 at
+// info): SD308 warns by its cost and the backlog names it, not the CPU.
+// The close negative: samples in the site's own code keep SD308 at info.
+// Fails on the code that downgraded SD308 when the source saw no spin.
+func TestSampledSpinWarnsWhateverTheSource(t *testing.T) {
+	blocking := func(sp SpinSite) *Verdict {
+		return &Verdict{Kind: "blocking", Detail: "blocks in r.Context at line 34"}
+	}
+	for _, c := range []struct {
+		name     string
+		spinCode int
+		want     finding.Severity
+	}{
+		{"samples in selectgo", 90, finding.Warning},
+		{"samples in its own code", 10, finding.Info},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken.P99 = 4 * time.Millisecond
+			st := &s.Sites[0]
+			st.Running = 800 * time.Millisecond
+			st.StopRunPct, st.Samples, st.SpinCode, st.Preempts = 95, 100, c.spinCode, 80
+			st.HotLine = finding.Location{File: "/src/app/main.go", Line: 31, Function: "main.worker"}
+			respin(s)
+			var sd308, sd302 *finding.Finding
+			fs := Findings(s, Options{}, blocking)
+			for i := range fs {
+				switch fs[i].Rule {
+				case "SD308":
+					sd308 = &fs[i]
+				case "SD302":
+					sd302 = &fs[i]
+				}
+			}
+			if sd308 == nil || sd308.Severity != c.want {
+				t.Fatalf("SD308 %+v, want %s", sd308, c.want)
+			}
+			if c.want >= finding.Warning && (sd302 == nil || strings.Contains(strings.ToLower(sd302.Fix), "add cpu") ||
+				!strings.Contains(sd302.Message, "select or yield code")) {
+				t.Errorf("SD302 %+v: want the sampled wait as its cause, no CPU advice", sd302)
+			}
+		})
+	}
+}

@@ -110,7 +110,9 @@ var traceRules = []Rule{
 			"that yields once after an empty zero-timeout poll and then waits in epoll_wait is no spin) and yields " +
 			"that end 50%+ of the running time. A site whose CPU samples (20 or more, when a CPU profile ran during the " +
 			"trace) are 50%+ in select or yield code has the same shape however its stretches end: a spin that leaves Ps " +
-			"idle is never preempted. A loop the source shows spinning whose CPU samples are 50%+ in the standard-library " +
+			"idle is never preempted. Such a site whose samples are mostly in select or yield code warns by its cost " +
+			"(finding.SpinSeverity on the sampled share) whatever the source reads there: the samples show the wait is " +
+			"the path taken; the source then only names the cause. A loop the source shows spinning whose CPU samples are 50%+ in the standard-library " +
 			"calls it makes (a default that hashes) works: info, not a busy wait. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
 			"preemption or a yield, run 0.1 P or more on average and were stopped 10+ times is compute or a spin " +
 			"(however often it blocks between): info from the trace alone; its hot line (the trace's CPU samples, " +
