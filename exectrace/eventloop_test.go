@@ -2,6 +2,7 @@ package exectrace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,16 @@ func TestRecordedIdleSpinAndItsWorkTwin(t *testing.T) {
 				t.Errorf("SD308 warning %v, want %v\n%+v", warned, c.warn, res.Summary.Spinning)
 			}
 		})
+	}
+}
+
+// TestSD308DocQuotesTheThresholds: SD308's docs state the severity
+// thresholds the code uses (finding.SpinSeverity's constants).
+func TestSD308DocQuotesTheThresholds(t *testing.T) {
+	d := finding.MustLookup("SD308").Detection
+	want := fmt.Sprintf("warning from %.2f P, critical from %.2f P that are also %.0f%% of the Ps' busy time",
+		finding.SpinWarningCores, finding.SpinCriticalCores, finding.SpinCriticalShare)
+	if !strings.Contains(d, want) {
+		t.Errorf("SD308's Detection does not say %q", want)
 	}
 }
