@@ -126,6 +126,12 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	c := causeOf(s, verdicts)
 	host := hostCause(s)
 	convoy := convoyOf(s)
+	poll := pollOf(s, secs)
+	if convoy.lock == nil {
+		// one queue cause: a lock convoy first (its goroutines are
+		// handed the lock one at a time), else a sleep poll
+		convoy = poll
+	}
 
 	// SD301: starts after a wait are slow; below the gate, a tail worth
 	// naming is reported as info.
@@ -428,7 +434,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	// SD307: one site sleeps back to back for tiny durations.
 	for _, sl := range s.Sleeps {
 		perS := float64(sl.Repeats) / secs
-		if sl.Repeats < sleepRepeats || perS < sleepRepeatsPerS || sl.Slept.P50 > sleepShort || !isUserFunc(sl.Location.Function) {
+		if !shortPoll(sl, perS) {
 			continue
 		}
 		add("SD307", finding.MustLookup("SD307").Severity,
@@ -677,8 +683,70 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 	return c
 }
 
-// convoy is a lock queue that explains the backlog (SD309's lock).
+// wokenBy returns the % of the time spent runnable after a wake-up that
+// followed wake-ups of kind w, and whether that explains the queue: w
+// holds convoyPct of it, and, when all is set, wake-ups hold convoyPct of
+// all the time spent runnable (not creations or preemptions; a lock
+// convoy's holders are preempted inside the lock, so it does not ask).
+func wokenBy(s *Summary, w wake, all bool) (float64, bool) {
+	var woken, total time.Duration
+	for _, r := range s.Latency.ByReason {
+		total += r.Total
+	}
+	for _, k := range []wake{wakeSyscall, wakeChan, wakeSleep, wakeSync, wakeNetwork, wakeOther} {
+		woken += reasonLatency(s, k).Total
+	}
+	by := reasonLatency(s, w).Total
+	if woken <= 0 || 100*float64(by) < convoyPct*float64(woken) || all && 100*float64(woken) < convoyPct*float64(total) {
+		return 0, false
+	}
+	return round2(100 * float64(by) / float64(woken)), true
+}
+
+// shortPoll is SD307's gate: one site sleeps back to back, often, and
+// briefly.
+func shortPoll(sl SleepSummary, perS float64) bool {
+	return sl.Repeats >= sleepRepeats && perS >= sleepRepeatsPerS && sl.Slept.P50 <= sleepShort && isUserFunc(sl.Location.Function)
+}
+
+// pollOf returns the sleep poll (SD307's site with the most back-to-back
+// sleeps) that explains the time spent runnable: goroutines woken from
+// sleeps hold convoyPct of the time spent runnable after a wake-up. Each
+// short sleep ends in a wake-up that queues for a P: the queue is the
+// poll's, and more CPU would only run the poll more often. Its fields
+// fill a convoy with lock nil and where set.
+func pollOf(s *Summary, secs float64) convoy {
+	var site *SleepSummary
+	for i, sl := range s.Sleeps {
+		if shortPoll(sl, float64(sl.Repeats)/secs) && (site == nil || sl.Repeats > site.Repeats) {
+			site = &s.Sleeps[i]
+		}
+	}
+	if site == nil {
+		return convoy{}
+	}
+	pct, ok := wokenBy(s, wakeSleep, true)
+	if !ok {
+		return convoy{}
+	}
+	at := fmt.Sprintf("%s:%d", shortFile(site.Location.File), site.Location.Line)
+	return convoy{
+		lock:    &LockSummary{Location: site.Location},
+		poll:    true,
+		syncPct: pct,
+		text: fmt.Sprintf("of a sleep poll at %s: %.0f%% of the time spent runnable after a wake-up followed a sleep, and that "+
+			"site sleeps %.0f times a second back to back for %v at the median, each wake-up queueing for a P, see SD307",
+			at, pct, site.PerS, dur(site.Slept.P50)),
+		fix: "The queue is the poll's, not the CPU's: block on the event the loop at " + at + " polls for (a channel, " +
+			"sync.Cond, a WaitGroup) instead of sleeping and checking again (SD307, SD102); more CPU would only run the " +
+			"poll more often.",
+	}
+}
+
+// convoy is a lock queue (SD309's lock), or a sleep poll (SD307's site,
+// poll set), that explains the backlog.
 type convoy struct {
+	poll      bool
 	lock      *LockSummary
 	syncPct   float64 // of the time spent runnable after a wake-up
 	text, fix string
@@ -700,15 +768,10 @@ func convoyOf(s *Summary) convoy {
 	if lock == nil {
 		return convoy{}
 	}
-	var woken time.Duration
-	for _, w := range []wake{wakeSyscall, wakeChan, wakeSleep, wakeSync, wakeNetwork, wakeOther} {
-		woken += reasonLatency(s, w).Total
-	}
-	sync := reasonLatency(s, wakeSync)
-	if woken <= 0 || 100*float64(sync.Total)/float64(woken) < convoyPct {
+	pct, ok := wokenBy(s, wakeSync, false)
+	if !ok {
 		return convoy{}
 	}
-	pct := round2(100 * float64(sync.Total) / float64(woken))
 	at := fmt.Sprintf("%s:%d", shortFile(lock.Location.File), lock.Location.Line)
 	return convoy{
 		lock:    lock,
@@ -725,6 +788,9 @@ func convoyOf(s *Summary) convoy {
 func (c convoy) evidence() []finding.Evidence {
 	if c.lock == nil {
 		return nil
+	}
+	if c.poll {
+		return []finding.Evidence{evid("time runnable after a wake-up from a sleep", c.syncPct, "%")}
 	}
 	return []finding.Evidence{
 		evid("time runnable after a wake-up by a sync primitive", c.syncPct, "%"),

@@ -441,3 +441,50 @@ func TestSampledSpinWarnsWhateverTheSource(t *testing.T) {
 		})
 	}
 }
+
+// TestSleepPollExplainsTheBacklog: a backlog of goroutines woken from
+// short back-to-back sleeps at one site (SD307) is that poll's: SD302
+// names it and gives its fix, not "Add CPU" (the lab sleeppoll recording
+// said "Add CPU"). The close negative: the same wake-ups from sleeps of
+// 10ms (no SD307) keep the wake-up reading.
+func TestSleepPollExplainsTheBacklog(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p50  time.Duration
+		poll bool
+	}{
+		{"short sleeps", 6 * time.Microsecond, true},
+		{"10ms sleeps", 10 * time.Millisecond, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Runnable = RunnableSummary{Mean: 11, Max: 40, AboveProcsPct: 92}
+			s.Latency.Woken = Percentiles{Count: 5000, P50: time.Millisecond, P99: 4 * time.Millisecond}
+			s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/poll.go", Line: 35, Function: "main.spawn"},
+				Count: 30000, Repeats: 29000, PerS: 30000, Slept: Percentiles{Count: 30000, P50: c.p50}}}
+			s.Latency.ByReason = []ReasonLatency{
+				{Reason: wakeNames[wakeSleep], Percentiles: Percentiles{Count: 26000, Total: 3 * time.Second}},
+				{Reason: wakeNames[wakeCreated], Percentiles: Percentiles{Count: 2000, Total: 2 * time.Second}},
+			}
+			respin(s)
+			var sd302 *finding.Finding
+			fs := findings(s, Options{})
+			for i := range fs {
+				if fs[i].Rule == "SD302" {
+					sd302 = &fs[i]
+				}
+			}
+			if sd302 == nil {
+				t.Fatalf("no SD302 in %v", rules(fs))
+			}
+			named := strings.Contains(sd302.Message, "sleep poll at app/poll.go:35")
+			cpu := strings.Contains(strings.ToLower(sd302.Fix), "add cpu")
+			if c.poll && (!named || cpu) {
+				t.Errorf("SD302 on a poll: %q / %q", sd302.Message, sd302.Fix)
+			}
+			if !c.poll && named {
+				t.Errorf("SD302 blames a poll that SD307 does not report: %q", sd302.Message)
+			}
+		})
+	}
+}

@@ -31,7 +31,8 @@ var traceRules = []Rule{
 			"holding 50%+ of the Ps' busy time (named, with their line; the advice is to fix the spin, not to add " +
 			"CPU, unless the source shows plain computation), a lock convoy (a lock SD309 reports while sync wake-ups " +
 			"hold 50%+ of the time spent runnable after a wake-up: the lock is named and its fix given, never more " +
-			"CPU), the host withholding CPU (SD303, only when the process CPU was measured), or the wake reason " +
+			"CPU), a sleep poll (SD307's site, while wakes from sleeps hold 50%+ of the time spent runnable after a " +
+			"wake-up: named, with its fix), the host withholding CPU (SD303, only when the process CPU was measured), or the wake reason " +
 			"that accounts for most of the time spent runnable (preemption, creation, or a wake-up and its kind). " +
 			"Schedtrace: the runqueue and per-P queue lengths in " +
 			"GODEBUG=schedtrace output, sustained above the number of Ps (thresholds in docs/schedtrace.md).",
