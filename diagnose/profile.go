@@ -139,6 +139,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		return have
 	}
 	for _, c := range sum.Candidates {
+		if !goFile(c.File) {
+			continue // assembly (a lock-free queue's .s): no loop to read
+		}
 		loop := lk.at(c.File, c.Line)
 		if loop == nil {
 			continue
@@ -164,6 +167,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		for _, st := range sum.UserStacks {
 			claimed := false
 			for _, fr := range st.Frames {
+				if !goFile(fr.File) {
+					continue // assembly: its caller's loop decides
+				}
 				if !lk.asked(fr.File, fr.Line) {
 					if budget == 0 || lk.missing(fr.File) {
 						continue
@@ -342,6 +348,11 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 	out.Summary.Source = lk.report()
 	return out, nil
 }
+
+// goFile reports whether a frame's file is Go source: a frame in an
+// assembly file (a lock-free queue's atomics in a .s) is not read, and the
+// walk goes on to its callers' loops.
+func goFile(file string) bool { return strings.HasSuffix(file, ".go") }
 
 // Bounds of the join: the lines a loop's verdict lists, and the stack
 // frames beyond the candidates that are read to find the spin loop a

@@ -624,3 +624,30 @@ func TestProfilePreemptionInsideASpinIsTheSpins(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileAssemblyFrameIsNotRead: a consumer retrying a lock-free
+// queue's non-blocking Dequeue, whose hot frame is in the queue's
+// assembly (issue 20: the reader tried to parse the .s file as Go): the
+// .s frame is not read, and the walk reaches the caller's retry loop,
+// which the source shows spinning: SD204 there.
+func TestProfileAssemblyFrameIsNotRead(t *testing.T) {
+	stk := []string{"github.com/x/q.cas@/src/q/asm_amd64.s:12", "github.com/x/q.(*Queue).Dequeue@/src/q/q.go:40",
+		"main.consume@/app/main.go:10", "main.main"}
+	res := analyse(t, build(2, stk, 1.8, stkOther, 0.2))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/src/q/q.go:40":  {Function: "Dequeue", Kind: inspect.Compute, Start: 38, End: 44, Detail: "compute"},
+		"/app/main.go:10": {Function: "consume", Kind: inspect.AtomicSpin, Start: 9, End: 11, SpinLine: 10, Detail: "retries Dequeue at once"},
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range src.asked {
+		if strings.HasSuffix(a, ".s:12") {
+			t.Errorf("asked the source for an assembly line: %v", src.asked)
+		}
+	}
+	if sd := only(out.Findings, "SD204"); len(sd) != 1 || sd[0].Locations[0].Line != 10 {
+		t.Errorf("SD204 %+v, want the caller's retry loop at main.go:10", sd)
+	}
+}
