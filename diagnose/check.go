@@ -63,9 +63,11 @@ func Family(rule string) string {
 	return ""
 }
 
-// latency rules are effects: a spin that keeps Ps busy explains them.
+// latency rules are effects: a spin that keeps Ps busy explains them. So
+// is a preemption storm (SD208): a loop that never yields is preempted
+// every 10ms at any GOMAXPROCS, which is not oversubscription.
 func isLatency(rule string) bool {
-	return rule == "SD301" || rule == "SD302"
+	return rule == "SD301" || rule == "SD302" || rule == "SD208"
 }
 
 type cause struct {
@@ -243,15 +245,19 @@ func rank(s string) int {
 	return len(sourceOrder)
 }
 
-// link names, in each latency finding, the spins at warning or above that
-// the join found and that the finding does not name yet, with the spin's
-// measured cores when a source gave them: the spin keeps Ps busy, so it is
-// the cause to fix first, not a rival to the latency.
+// link names, in each latency finding, the causes at warning or above
+// that the join found and that the finding does not name yet: spins and
+// polls (they keep Ps busy) and lock convoys (their goroutines queue for a
+// P between hand-offs of the lock), with the spin's measured cores when a
+// source gave them. The cause is what to fix first, not a rival to the
+// latency, so a linked latency finding's fix is the cause's: adding CPU
+// would feed a spin or lengthen a convoy, never shorten the queue.
 func link(fs []finding.Finding) int {
-	var spins []int
+	var causes []int
 	for i, f := range fs {
-		if Family(f.Rule) == "loop" && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
-			spins = append(spins, i)
+		fam := Family(f.Rule)
+		if (fam == "loop" || fam == "lock") && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
+			causes = append(causes, i)
 		}
 	}
 	n := 0
@@ -260,16 +266,24 @@ func link(fs []finding.Finding) int {
 		if !isLatency(f.Rule) {
 			continue
 		}
-		linked := false
-		for _, si := range spins {
-			s := fs[si]
+		var first *finding.Finding // the most severe cause linked, whose fix leads
+		for _, ci := range causes {
+			s := fs[ci]
+			if f.Rule == "SD208" && Family(s.Rule) != "loop" {
+				continue // a lock queue preempts nothing
+			}
 			loc := s.Locations[0]
 			at := fmt.Sprintf("%s:%d", filepath.Base(loc.File), loc.Line)
+			if first == nil || s.Severity > first.Severity {
+				first = &fs[ci]
+			}
 			if strings.Contains(f.Message, at) {
-				linked = true // the source (the trace) linked it already
-				continue
+				continue // the source (the trace) linked it already
 			}
 			what := fmt.Sprintf("the %s loop at %s", s.Rule, at)
+			if Family(s.Rule) == "lock" {
+				what = fmt.Sprintf("the %s lock queue at %s", s.Rule, at)
+			}
 			if cores, ok := coresOf(s); ok {
 				what += fmt.Sprintf(" (%.2f cores)", cores)
 			}
@@ -277,13 +291,25 @@ func link(fs []finding.Finding) int {
 			f.Evidence = append(f.Evidence, finding.Evidence{Label: "linked cause: " + s.Rule + " at " + at, Value: float64(loc.Line), Unit: "line"})
 			f.Locations = append(f.Locations, loc)
 			f.Sources = mergeSources(f.Sources, "trace", s.Sources)
-			linked = true
 		}
-		if linked {
-			n++
+		if first == nil {
+			continue
+		}
+		n++
+		if f.Rule == "SD208" || advisesCPU(f.Fix) { // SD208's fix is all GOMAXPROCS
+			loc := first.Locations[0]
+			f.Fix = fmt.Sprintf("Fix the %s cause at %s:%d first, not the CPU: %s", first.Rule, filepath.Base(loc.File), loc.Line, first.Fix)
 		}
 	}
 	return n
+}
+
+// advisesCPU reports whether a fix tells the user to add CPU, which a
+// linked spin or lock convoy makes wrong.
+func advisesCPU(fix string) bool {
+	l := strings.ToLower(fix)
+	return strings.Contains(l, "add cpu") || strings.Contains(l, "more cpus") || strings.Contains(l, "more cpu,") ||
+		strings.Contains(l, "give the process more cpu")
 }
 
 func coresOf(f finding.Finding) (float64, bool) {

@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,6 +86,91 @@ func TestCheckLinksLatencyToSpin(t *testing.T) {
 	in.Profile[0].Severity = finding.Info
 	if _, sum := Check(in); sum.Linked != 0 {
 		t.Error("an info spin was linked")
+	}
+}
+
+// TestCheckLockConvoyLeadsTheBacklog: a lock queue (SD309 from the
+// mutex/block profiles) explains the trace's backlog: SD302 names it and
+// its fix is the lock's, not "Add CPU" (issue 20). A spin does the same.
+// The close negative: an info lock queue links nothing and leaves the fix.
+// Fails on the join that linked spins only and kept the CPU advice.
+func TestCheckLockConvoyLeadsTheBacklog(t *testing.T) {
+	cpuFix := finding.MustLookup("SD302").Fix
+	lat := finding.Finding{Rule: "SD302", Severity: finding.Warning, Message: "runnable backlog", Fix: cpuFix}
+	for _, c := range []struct {
+		name  string
+		cause finding.Finding
+		src   string
+		link  bool
+	}{
+		{"lock convoy", fnd("SD309", finding.Warning, "/a/store.go", 42), "goroutines", true},
+		{"spin", fnd("SD204", finding.Critical, "/a/main.go", 97), "profile", true},
+		{"info lock queue", fnd("SD309", finding.Info, "/a/store.go", 42), "goroutines", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.cause.Fix = "shorten the critical section"
+			in := CheckInput{Trace: []finding.Finding{lat}}
+			if c.src == "goroutines" {
+				in.Contention = []finding.Finding{c.cause}
+			} else {
+				in.Profile = []finding.Finding{c.cause}
+			}
+			out, sum := Check(in)
+			i := slices.IndexFunc(out, func(f finding.Finding) bool { return f.Rule == "SD302" })
+			if i < 0 {
+				t.Fatalf("no SD302 in %+v", out)
+			}
+			f := out[i]
+			if !c.link {
+				if sum.Linked != 0 || f.Fix != cpuFix {
+					t.Errorf("an info cause was linked: %q / %q", f.Message, f.Fix)
+				}
+				return
+			}
+			at := fmt.Sprintf("%s:%d", filepath.Base(c.cause.Locations[0].File), c.cause.Locations[0].Line)
+			if sum.Linked != 1 || !strings.Contains(f.Message, at) {
+				t.Errorf("SD302 %q does not name %s", f.Message, at)
+			}
+			if strings.Contains(strings.ToLower(f.Fix), "add cpu") || !strings.Contains(f.Fix, "shorten the critical section") {
+				t.Errorf("SD302 fix %q: want the cause's fix, no CPU advice", f.Fix)
+			}
+		})
+	}
+}
+
+// TestCheckPreemptionOfASpinIsNotOversubscription: a preemption storm
+// (SD208) beside a spin at warning is the spin's (a loop that never yields
+// is preempted every 10ms at GOMAXPROCS = CPUs, issue 20's lock-free queue
+// consumers): linked to it, with the spin's fix instead of "set GOMAXPROCS
+// to the CPUs". The close negatives: beside a lock queue only, or alone,
+// SD208 keeps its fix. Fails on the join that left SD208 unlinked.
+func TestCheckPreemptionOfASpinIsNotOversubscription(t *testing.T) {
+	pre := finding.Finding{Rule: "SD208", Severity: finding.Warning, Message: "preemption",
+		Fix: "set GOMAXPROCS to the CPUs really available"}
+	spin := fnd("SD204", finding.Warning, "/a/consumer.go", 30)
+	spin.Fix = "block on the event"
+	lock := fnd("SD309", finding.Warning, "/a/store.go", 42)
+	for _, c := range []struct {
+		name   string
+		others []finding.Finding
+		linked bool
+	}{
+		{"beside a spin", []finding.Finding{spin}, true},
+		{"beside a lock queue", []finding.Finding{lock}, false},
+		{"alone", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := Check(CheckInput{Profile: append([]finding.Finding{pre}, c.others...)})
+			i := slices.IndexFunc(out, func(f finding.Finding) bool { return f.Rule == "SD208" })
+			f := out[i]
+			gomax := strings.Contains(f.Fix, "set GOMAXPROCS to the CPUs")
+			if c.linked && (gomax || !strings.Contains(f.Message, "consumer.go:30")) {
+				t.Errorf("SD208 beside a spin: %q / %q", f.Message, f.Fix)
+			}
+			if !c.linked && !gomax {
+				t.Errorf("SD208 lost its fix: %q", f.Fix)
+			}
+		})
 	}
 }
 

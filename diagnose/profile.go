@@ -89,15 +89,6 @@ func (s *ProfileSummary) WriteTextWidth(w io.Writer, width int) error {
 	return err
 }
 
-// Severity limits of a source-confirmed busy-wait: a warning from
-// spinWarnCores (the profile's SD204 limit), critical when the loop takes
-// a whole core (spinCriticalCores allows the 5% a profile's sampling
-// loses) and most of the profile.
-const (
-	spinCriticalCores = 0.95
-	spinCriticalShare = 60.0
-)
-
 // Profile joins a profile's diagnosis with the source. For each candidate
 // hot line (Summary.Candidates) it reads the loop there. A loop the source
 // shows as a spin (a select with a default, a Gosched or atomic spin) or a
@@ -151,6 +142,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		return have
 	}
 	for _, c := range sum.Candidates {
+		if !goFile(c.File) {
+			continue // assembly (a lock-free queue's .s): no loop to read
+		}
 		loop := lk.at(c.File, c.Line)
 		if loop == nil {
 			continue
@@ -176,6 +170,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		for _, st := range sum.UserStacks {
 			claimed := false
 			for _, fr := range st.Frames {
+				if !goFile(fr.File) {
+					continue // assembly: its caller's loop decides
+				}
 				if !lk.asked(fr.File, fr.Line) {
 					if budget == 0 || lk.missing(fr.File) {
 						continue
@@ -275,6 +272,9 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		if v.maybe {
 			settleSleep(v, sum)
 		}
+		if v.Spin {
+			settleWork(v, sum)
+		}
 		out.Summary.Loops = append(out.Summary.Loops, *v)
 	}
 	slices.SortFunc(out.Summary.Loops, func(x, y LoopVerdict) int {
@@ -314,11 +314,19 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 		}
 	}
 	for _, f := range res.Findings {
-		if k := profile.SpinKind(f); k != "" && settled(k) {
+		// The source settles what a profile-only SD204 is, not whether it
+		// costs: one the profile warned of by its cost alone (selectgo at
+		// no parking and no communication completed) stays, with what the
+		// source showed, when the source sees no spin there.
+		if k := profile.SpinKind(f); k != "" && settled(k) && (confirmed[k] || f.Severity < finding.Warning) {
 			continue
 		}
-		if inSpin(f, out.Summary.Loops) && (f.Rule == "SD204" || f.Rule == "SD205") {
-			continue // the spin's own cost, reported with it
+		if inSpin(f, out.Summary.Loops) && (f.Rule == "SD204" || f.Rule == "SD205" || f.Rule == "SD208") {
+			// The spin's own cost, reported with it: its select's locks,
+			// and its async preemptions (a loop that never yields is
+			// preempted every 10ms whatever GOMAXPROCS is, which is no
+			// oversubscription to fix with GOMAXPROCS).
+			continue
 		}
 		f = slices.Clone([]finding.Finding{f})[0]
 		if len(f.Locations) > 0 {
@@ -343,6 +351,11 @@ func Profile(res *profile.Result, opt Options) (*ProfileResult, error) {
 	out.Summary.Source = lk.report()
 	return out, nil
 }
+
+// goFile reports whether a frame's file is Go source: a frame in an
+// assembly file (a lock-free queue's atomics in a .s) is not read, and the
+// walk goes on to its callers' loops.
+func goFile(file string) bool { return strings.HasSuffix(file, ".go") }
 
 // Bounds of the join: the lines a loop's verdict lists, and the stack
 // frames beyond the candidates that are read to find the spin loop a
@@ -399,6 +412,39 @@ func profileVerdict(file, function string, line int, loop *inspect.Loop) (loopKe
 	return key, v
 }
 
+// settleWork takes the busy-wait verdict back from a loop whose CPU is
+// its work: when profile.SpinWorkShare % of the loop's CPU or more is spent
+// in the calls its lines make (a default that hashes a buffer: SHA-256, not
+// select), the loop is not waiting, whatever its shape, and removing its
+// default would stop the work.
+func settleWork(v *LoopVerdict, sum *profile.Summary) {
+	if v.Share <= 0 {
+		return
+	}
+	var work float64
+	for _, l := range sum.UserLines {
+		if l.File == v.File && l.Line >= v.Start && l.Line <= v.End {
+			work += l.WorkShare
+		}
+	}
+	if part := 100 * work / v.Share; part >= profile.SpinWorkShare {
+		v.Spin = false
+		v.Detail += fmt.Sprintf("; but the profile measured %.0f%% of the loop's CPU in the calls it makes and %.0f%% in "+
+			"select or Gosched frames: its CPU is its work, not a wait", part, 100*spinFrames(v, sum)/v.Share)
+	}
+}
+
+// spinFrames is the CPU in select and Gosched frames at a loop's lines.
+func spinFrames(v *LoopVerdict, sum *profile.Summary) float64 {
+	var s float64
+	for _, l := range sum.UserLines {
+		if l.File == v.File && l.Line >= v.Start && l.Line <= v.End {
+			s += l.SpinShare
+		}
+	}
+	return s + v.CutShare
+}
+
 // settleSleep decides a loop whose sleep the source could not measure
 // (time.Sleep(*retry)): a sleep that parks shows as parking, one of zero
 // returns at once and leaves the loop's own work hot. So the loop polls
@@ -444,7 +490,6 @@ func inSpin(f finding.Finding, loops []LoopVerdict) bool {
 // spinFinding is SD204 for a loop the source confirmed, at its spinning
 // line, with the measured cost and the source's evidence.
 func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
-	th := profile.DefaultThresholds.BusyWait
 	r, _ := finding.Lookup("SD204")
 	what, fix := spinWords(v.Kind)
 	msg := fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s in the loop at %s:%d-%d (the source shows: %s)",
@@ -471,9 +516,9 @@ func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
 		Sources: []string{string(finding.SourceProfile), string(finding.SourceLint)},
 	}
 	park := profile.DefaultThresholds.MaxParkRatio
+	f.Severity = finding.SpinSeverity(v.Share, v.Cores)
 	switch {
-	case v.Cores < th.Cores:
-		f.Severity = finding.Info
+	case v.Cores < finding.SpinWarningCores:
 		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", v.Cores)
 	case sum.ParkShare > park*v.Share:
 		// The program parks as much as this loop spins: the spin is
@@ -483,8 +528,6 @@ func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
 		f.Severity = finding.Info
 		f.Message += fmt.Sprintf("; the program parks as much (%.0f%% of CPU), so this spin is bounded by contention "+
 			"rather than a wait that never blocks", sum.ParkShare)
-	case v.Cores >= spinCriticalCores && v.Share >= spinCriticalShare:
-		f.Severity = finding.Critical
 	}
 	return f
 }

@@ -155,10 +155,16 @@ func TestProfileSelectSpinConfirmed(t *testing.T) {
 	}
 }
 
+// stkProduce is the producer that keeps an always-ready select's channel
+// full: its sends are CPU the select cannot have.
+var stkProduce = []string{"runtime.chansend", "runtime.chansend1", "main.produce@/app/h.go:20", "main.main"}
+
 func TestProfileAlwaysReadySelectIsNotASpin(t *testing.T) {
-	// The same frames, but the source shows a blocking select (its channel
-	// is always ready): no busy-wait claim.
-	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2))
+	// A consumer's select at 55% of the CPU, its producer's sends at 35%
+	// (the lab timerloop's fixed twin measured 69% in select), and the
+	// source shows a blocking select (its channel is always ready): no
+	// busy-wait claim.
+	res := analyse(t, build(2, stkSelectGo, 0.5, stkSelectLock, 0.6, stkLoopWork, 0.2, stkProduce, 0.7))
 	src := &fakeSource{loops: map[string]*inspect.Loop{
 		"/app/h.go:37": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
 		"/app/h.go:40": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
@@ -215,7 +221,7 @@ func TestProfileYieldSpinFromTheWorkBetweenYields(t *testing.T) {
 }
 
 func TestProfileWithoutSource(t *testing.T) {
-	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2))
+	res := analyse(t, build(2, stkSelectGo, 0.5, stkSelectLock, 0.6, stkLoopWork, 0.2, stkProduce, 0.7))
 	for _, c := range []struct {
 		name string
 		opt  Options
@@ -242,6 +248,87 @@ func TestProfileWithoutSource(t *testing.T) {
 				t.Errorf("source text %q, want %q", got, c.text)
 			}
 		})
+	}
+}
+
+// TestProfileSelectAloneWarnsByCost: 89% of the CPU in selectgo with no
+// parking is a wait whatever the code shows (issue 20: a busy handler's
+// profile with no source was info only). Without the source, and with a
+// source that reads the loop as blocking, the profile's SD204 stays at
+// warning or above, and with that source it says what the source showed.
+// Fails on the code that made selectgo info whatever its share.
+func TestProfileSelectAloneWarnsByCost(t *testing.T) {
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 1.1, stkLoopWork, 0.2))
+	blocking := &fakeSource{loops: map[string]*inspect.Loop{
+		"/app/h.go:37": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
+		"/app/h.go:40": selectLoop(inspect.Blocking, "select at line 36 blocks (no default)"),
+	}}
+	for _, c := range []struct {
+		name  string
+		opt   Options
+		label string
+	}{
+		{"no reader", Options{}, ""},
+		{"files not found", Options{Source: &fakeSource{}}, ""},
+		{"source reads a blocking select", Options{Source: blocking}, "source: the loop may block"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := Profile(res, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd := only(out.Findings, "SD204")
+			if len(sd) != 1 || sd[0].Severity < finding.Warning {
+				t.Fatalf("SD204 %+v, want one warning by cost", sd)
+			}
+			if !strings.HasPrefix(sd[0].Message, "89% of CPU (0.85 cores) goes to selectgo") {
+				t.Errorf("message %q", sd[0].Message)
+			}
+			if c.label != "" && !slices.ContainsFunc(sd[0].Evidence, func(e finding.Evidence) bool { return strings.HasPrefix(e.Label, c.label) }) {
+				t.Errorf("evidence %+v lacks %q", sd[0].Evidence, c.label)
+			}
+			for _, f := range out.Findings {
+				if strings.Contains(f.Fix, "add CPU") || strings.Contains(f.Fix, "Add CPU") {
+					t.Errorf("a spin called CPU shortage: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+// TestProfileSelectLoopWhoseCPUIsItsWork: a select with a default whose
+// default hashes a buffer (issue 20): the loop's CPU is in SHA-256 under
+// its line, none in select frames. The source reads a select with a
+// default, but the profile shows work, not a wait: no SD204, and the
+// verdict says why. The close positive: the same loop with its CPU in
+// selectgo is SD204. Fails on the join that summed the callee's time into
+// the spin.
+func TestProfileSelectLoopWhoseCPUIsItsWork(t *testing.T) {
+	stkHash := []string{"crypto/internal/fips140/sha256.blockAMD64", "crypto/sha256.Sum256", "main.handler@/app/h.go:40", "net/http.HandlerFunc.ServeHTTP"}
+	src := func() *fakeSource {
+		return &fakeSource{loops: map[string]*inspect.Loop{
+			"/app/h.go:37": selectLoop(inspect.SelectDefault, "select at line 36 has a default that neither blocks nor leaves the loop"),
+			"/app/h.go:40": selectLoop(inspect.SelectDefault, "select at line 36 has a default that neither blocks nor leaves the loop"),
+		}}
+	}
+	work := analyse(t, build(2, stkHash, 1.9, stkOther, 0.1))
+	out, err := Profile(work, Options{Source: src()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := only(out.Findings, "SD204"); len(sd) != 0 {
+		t.Errorf("the loop's own work called a busy wait: %+v", sd)
+	}
+	if l := out.Summary.Loops; len(l) == 0 || l[0].Spin || !strings.Contains(l[0].Detail, "its CPU is its work") {
+		t.Errorf("loops %+v, want the select loop judged work", l)
+	}
+	spin := analyse(t, build(2, stkSelectGo, 1.0, stkSelectLock, 0.5, stkHash, 0.4, stkOther, 0.1))
+	out, err = Profile(spin, Options{Source: src()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := only(out.Findings, "SD204"); len(sd) != 1 || sd[0].Severity < finding.Warning {
+		t.Errorf("SD204 %+v, want the spin (75%% in select) at warning or above", sd)
 	}
 }
 
@@ -452,5 +539,115 @@ func TestProfileYieldLoopNamedByOneSample(t *testing.T) {
 		if len(backed) != 1 || backed[0].Locations[0].Line != 30 || !strings.HasPrefix(backed[0].Message, "95% of CPU") {
 			t.Errorf("SD204 %+v, want one at the Gosched (line 30) with the loop's 95%% (cut yields and its sample)", backed)
 		}
+	}
+}
+
+// TestProfileRecordedWorkLoopIsNotASpin joins the spinwork recordings
+// (profile/testdata/spinwork) with a source that reads both loops as a
+// select with a default, as lint's shape does: the spin keeps its SD204
+// at warning or above at its select; the loop whose default hashes a
+// buffer is judged work (98% of its CPU in SHA-256) and has none. Fails on
+// the join that summed the callee's time into a spin.
+func TestProfileRecordedWorkLoopIsNotASpin(t *testing.T) {
+	loop := func(start, end, spin int) *inspect.Loop {
+		return &inspect.Loop{Function: "f", Kind: inspect.SelectDefault, Start: start, End: end, SpinLine: spin,
+			Detail: fmt.Sprintf("select at line %d has a default that neither blocks nor leaves the loop", spin)}
+	}
+	for _, c := range []struct {
+		file       string
+		start, end int
+		spin       bool
+	}{
+		{"spinwork-select", 30, 39, true},
+		{"spinwork-work", 46, 56, false},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			p, err := profile.ReadFile("../profile/testdata/lab/" + c.file + ".pb.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := analyse(t, p)
+			src := &fakeSource{loops: map[string]*inspect.Loop{}}
+			for _, l := range res.Summary.UserLines {
+				src.loops[fmt.Sprintf("%s:%d", l.File, l.Line)] = loop(c.start, c.end, c.start+1)
+			}
+			out, err := Profile(res, Options{Source: src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd := only(out.Findings, "SD204")
+			if !c.spin {
+				if len(sd) > 0 {
+					t.Errorf("work called a busy wait: %+v", sd)
+				}
+				if len(out.Summary.Loops) == 0 || !strings.Contains(out.Summary.Loops[0].Detail, "its CPU is its work") {
+					t.Errorf("loops %+v, want the loop judged work", out.Summary.Loops)
+				}
+				return
+			}
+			if len(sd) != 1 || sd[0].Severity < finding.Warning || sd[0].Locations[0].Line != c.start+1 {
+				t.Errorf("SD204 %+v, want one warning at line %d", sd, c.start+1)
+			}
+		})
+	}
+}
+
+// TestProfilePreemptionInsideASpinIsTheSpins: async preemptions that land
+// in a loop the source shows spinning are the spin's cost (a loop that
+// never yields is preempted every 10ms at any GOMAXPROCS): no SD208
+// "set GOMAXPROCS to the CPUs" beside the SD204. The close negative: the
+// same preemptions in a loop the source shows computing keep SD208.
+// Fails on the join that dropped only SD204 and SD205 inside a spin.
+func TestProfilePreemptionInsideASpinIsTheSpins(t *testing.T) {
+	stkPreempt := []string{"runtime.asyncPreempt", "main.handler@/app/h.go:40", "net/http.HandlerFunc.ServeHTTP"}
+	res := analyse(t, build(2, stkSelectGo, 0.6, stkSelectLock, 0.9, stkPreempt, 0.4, stkOther, 0.1))
+	if len(only(res.Findings, "SD208")) != 1 {
+		t.Fatalf("the profile alone has no SD208: %+v", res.Findings)
+	}
+	for _, c := range []struct {
+		kind inspect.Kind
+		want int
+	}{
+		{inspect.SelectDefault, 0},
+		{inspect.Compute, 1},
+	} {
+		src := &fakeSource{loops: map[string]*inspect.Loop{
+			"/app/h.go:37": selectLoop(c.kind, "the loop at 35-45"),
+			"/app/h.go:40": selectLoop(c.kind, "the loop at 35-45"),
+		}}
+		out, err := Profile(res, Options{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(only(out.Findings, "SD208")); got != c.want {
+			t.Errorf("%s loop: %d SD208, want %d: %+v", c.kind, got, c.want, only(out.Findings, "SD208"))
+		}
+	}
+}
+
+// TestProfileAssemblyFrameIsNotRead: a consumer retrying a lock-free
+// queue's non-blocking Dequeue, whose hot frame is in the queue's
+// assembly (issue 20: the reader tried to parse the .s file as Go): the
+// .s frame is not read, and the walk reaches the caller's retry loop,
+// which the source shows spinning: SD204 there.
+func TestProfileAssemblyFrameIsNotRead(t *testing.T) {
+	stk := []string{"github.com/x/q.cas@/src/q/asm_amd64.s:12", "github.com/x/q.(*Queue).Dequeue@/src/q/q.go:40",
+		"main.consume@/app/main.go:10", "main.main"}
+	res := analyse(t, build(2, stk, 1.8, stkOther, 0.2))
+	src := &fakeSource{loops: map[string]*inspect.Loop{
+		"/src/q/q.go:40":  {Function: "Dequeue", Kind: inspect.Compute, Start: 38, End: 44, Detail: "compute"},
+		"/app/main.go:10": {Function: "consume", Kind: inspect.AtomicSpin, Start: 9, End: 11, SpinLine: 10, Detail: "retries Dequeue at once"},
+	}}
+	out, err := Profile(res, Options{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range src.asked {
+		if strings.HasSuffix(a, ".s:12") {
+			t.Errorf("asked the source for an assembly line: %v", src.asked)
+		}
+	}
+	if sd := only(out.Findings, "SD204"); len(sd) != 1 || sd[0].Locations[0].Line != 10 {
+		t.Errorf("SD204 %+v, want the caller's retry loop at main.go:10", sd)
 	}
 }

@@ -112,11 +112,12 @@ func Trace(res *exectrace.Result, traceOpt exectrace.Options, opt Options) (*Tra
 }
 
 // candidates are the lines to read for a spinning site: the hot line
-// first, then where its goroutines were preempted, user frames only.
+// first, then where its goroutines were preempted, user frames in Go
+// source only (not a library's assembly).
 func candidates(sp exectrace.SpinSite) []finding.Location {
 	var out []finding.Location
 	for _, l := range []finding.Location{sp.HotLine, sp.StopAt} {
-		if l.File == "" || l.Line <= 0 || !finding.UserFunction(l.Function) {
+		if l.File == "" || l.Line <= 0 || !finding.UserFunction(l.Function) || !goFile(l.File) {
 			continue
 		}
 		if len(out) > 0 && out[0].File == l.File && out[0].Line == l.Line {

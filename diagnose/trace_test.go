@@ -23,7 +23,12 @@ import (
 // goroutines hold 90% of the Ps' busy time, their running stretches end
 // in preemption, and they block once per request (114 blocks); the CPU
 // samples put them at line 53, preemptions at line 57.
-func spinTrace() *exectrace.Result {
+func spinTrace() *exectrace.Result { return spinTraceCode(95) }
+
+// spinTraceCode is spinTrace with spinCode % of the CPU samples in select
+// or yield code: a low share leaves the trace unable to tell compute from
+// a spin on a load.
+func spinTraceCode(spinCode float64) *exectrace.Result {
 	site := exectrace.SiteSummary{
 		Creator:  finding.Location{File: "/app/h.go", Line: 86, Function: "main.serve.func1"},
 		Function: "net/http.(*conn).serve", Goroutines: 2, Running: 1800 * time.Millisecond,
@@ -38,7 +43,7 @@ func spinTrace() *exectrace.Result {
 		Sites:    []exectrace.SiteSummary{site},
 		Spinning: []exectrace.SpinSite{{Function: site.Function, Creator: site.Creator, HotLine: site.HotLine, HotFrom: "cpu samples",
 			StopAt: site.StopAt, Running: site.Running, BusyPct: 90, Cores: 1.8, StopRunPct: 99.8, MeanRun: site.MeanRun,
-			Preempts: 63, Blocked: 114, Samples: 100, SpinCodePct: 95}},
+			Preempts: 63, Blocked: 114, Samples: 100, SpinCodePct: spinCode}},
 		SpinPct: 90,
 	}
 	return &exectrace.Result{Summary: s, Findings: exectrace.Findings(s, exectrace.Options{}, nil)}
@@ -88,7 +93,7 @@ func TestTraceSpinConfirmed(t *testing.T) {
 
 func TestTraceCompute(t *testing.T) {
 	src := &fakeSource{loops: map[string]*inspect.Loop{"/app/h.go:53": {Kind: inspect.Compute, Start: 50, End: 55, Detail: "it computes"}}}
-	out, err := Trace(spinTrace(), exectrace.Options{}, Options{Source: src})
+	out, err := Trace(spinTraceCode(5), exectrace.Options{}, Options{Source: src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +128,21 @@ func TestTraceNoSource(t *testing.T) {
 		{"not found", Options{Source: &fakeSource{}}, "none of the 1 file(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := Trace(spinTrace(), exectrace.Options{}, tc.opt)
+			out, err := Trace(spinTraceCode(5), exectrace.Options{}, tc.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f := rule(out.Findings, "SD308")
 			if f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute or spin") || len(f.Sources) > 0 {
 				t.Errorf("SD308 = %+v, want info compute or spin", f)
+			}
+			// With its samples in selectgo the cost decides, source or not.
+			out, err = Trace(spinTrace(), exectrace.Options{}, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := rule(out.Findings, "SD308"); f == nil || f.Severity < finding.Warning || !strings.Contains(f.Message, "in select or yield code") {
+				t.Errorf("SD308 = %+v, want a warning by its sampled cost", f)
 			}
 			if txt := out.Summary.Source.Text(); !strings.Contains(txt, tc.want) {
 				t.Errorf("source report %q, want %q", txt, tc.want)

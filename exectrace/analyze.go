@@ -82,7 +82,11 @@ type site struct {
 	blockLocs  map[blockKey]int
 	preempts   int
 	yields     int
-	stopLocs   map[locID]int // where preemptions and yields hit
+	// syscallWaits are syscalls that waited (lost their P, or lasted
+	// syscallWaits): an event loop in a raw epoll_wait blocks there, not
+	// in a GoBlock, and its yields before it are no spin.
+	syscallWaits int
+	stopLocs     map[locID]int // where preemptions and yields hit
 	// preemptLocs is where preemptions alone hit: a goroutine that runs
 	// on is preempted every 10ms wherever it is, so these are samples of
 	// where its time goes; a yield is where it chose to stop.
@@ -102,6 +106,7 @@ type site struct {
 	samples     int
 	sampleLocs  map[locID]int
 	spinSamples int
+	workSamples int // CPU samples in a standard-library callee (locTable.inWorkCode)
 }
 
 // end is how a running stretch ended.
@@ -150,10 +155,42 @@ type gstate struct {
 	run         time.Duration
 }
 
+// pstate is one P. It is busy while it runs Go code: ProcRunning, less
+// the time its goroutine waited in a syscall. A goroutine in a blocking
+// syscall (an event loop in a raw epoll_wait) keeps its P ProcRunning
+// until sysmon retakes it, but runs nothing: counting that time busy made
+// SD303 say "1.35 Ps running on average while the process got 0.02 cores"
+// of an idle server. A quick syscall uses the CPU (kernel time, which the
+// process CPU counts) and stays busy; a syscall is a wait when it lost its
+// P or lasted syscallWaits, and its time on the P is taken off once it
+// ends (waitBusy).
 type pstate struct {
-	running bool
-	since   trace.Time
-	busy    time.Duration
+	running  bool
+	since    trace.Time
+	busy     time.Duration
+	sys      bool       // its goroutine is in a syscall
+	sysSince trace.Time // when it entered it
+}
+
+// syscallP records the syscall of the goroutine that holds the event's P:
+// entered (sys true) or left on that P.
+func (a *analyzer) syscallP(ev *trace.Event, t trace.Time, sys bool) {
+	if ev.Proc() == trace.NoProc {
+		return
+	}
+	p := a.ps[ev.Proc()]
+	if p == nil || !p.running {
+		return
+	}
+	if sys {
+		p.sys, p.sysSince = true, t
+		return
+	}
+	if p.sys && t.Sub(p.sysSince) >= syscallWaits {
+		a.waitBusy += t.Sub(p.sysSince)
+		p.busy -= t.Sub(p.sysSince)
+	}
+	p.sys = false
 }
 
 type sleepSite struct {
@@ -165,6 +202,7 @@ type syscallSite struct {
 	n, handoffs int
 	batched     int // calls made under a batching I/O frame
 	dur         Histogram
+	handDur     Histogram // of the calls that lost their P
 }
 
 type waitSite struct {
@@ -208,6 +246,9 @@ type analyzer struct {
 	steals    int
 	runnable  level
 	runningPs level
+	// waitBusy is the Ps' running time while their goroutine waited in a
+	// syscall (see pstate): taken off the busy Ps.
+	waitBusy time.Duration
 
 	sleeps   map[locID]*sleepSite
 	syscalls map[locID]*syscallSite
@@ -399,6 +440,12 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 		p.busy += t.Sub(p.since)
 		p.running = false
 		a.runningPs.add(t, -1)
+		if p.sys {
+			// taken from a syscall (or stopped in one): the call waited
+			a.waitBusy += t.Sub(p.sysSince)
+			p.busy -= t.Sub(p.sysSince)
+			p.sys = false
+		}
 	}
 	if to == trace.ProcRunning {
 		p.running = true
@@ -499,6 +546,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			a.start(ev, g, t)
 		case trace.GoSyscall:
 			a.endSyscall(g, t, false)
+			a.syscallP(ev, t, false) // back to Go code on its P
 		}
 		// For a start, the event's context is the P and thread that run
 		// the goroutine from now on.
@@ -513,6 +561,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		g.syscallLoc = a.locs.user(st.Stack)
 		g.syscallBatched = a.locs.isBatched(st.Stack)
 		a.siteOf(g, st.Stack)
+		a.syscallP(ev, t, true) // its P runs no Go code until it returns
 	case trace.GoNotExist:
 		a.retire(g)
 		delete(a.gs, id)
@@ -666,11 +715,15 @@ func (a *analyzer) endSyscall(g *gstate, t trace.Time, handoff bool) {
 	ss.n++
 	if handoff {
 		ss.handoffs++
+		ss.handDur.Add(t.Sub(g.since))
 	}
 	if g.syscallBatched {
 		ss.batched++
 	}
 	ss.dur.Add(t.Sub(g.since))
+	if g.site >= 0 && (handoff || t.Sub(g.since) >= syscallWaits) {
+		a.sites[g.site].syscallWaits++
+	}
 }
 
 // retire folds a goroutine that ended (or was alive at the end of the
@@ -855,6 +908,8 @@ func (a *analyzer) sample(ev *trace.Event, t trace.Time) {
 	stk := ev.Stack()
 	if a.locs.inSpinCode(stk) {
 		s.spinSamples++
+	} else if a.locs.inWorkCode(stk) {
+		s.workSamples++
 	}
 	if loc := a.locs.user(stk); loc != noLoc && isUserFunc(a.locs.get(loc).Function) {
 		s.sampleLocs[loc]++

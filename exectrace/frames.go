@@ -26,6 +26,7 @@ type locTable struct {
 	lock  map[trace.Stack]bool  // this generation's stacks → blocked in a Mutex or RWMutex
 	gc    map[trace.Stack]bool  // this generation's stacks → inside runtime.GC
 	spin  map[trace.Stack]bool  // this generation's stacks → in select or yield code
+	work  map[trace.Stack]bool  // this generation's stacks → in a standard-library callee of user code
 	batch map[trace.Stack]bool  // this generation's stacks → under a batching I/O frame
 }
 
@@ -37,6 +38,7 @@ func newLocTable() *locTable {
 		lock:  map[trace.Stack]bool{},
 		gc:    map[trace.Stack]bool{},
 		spin:  map[trace.Stack]bool{},
+		work:  map[trace.Stack]bool{},
 		batch: map[trace.Stack]bool{},
 	}
 }
@@ -48,6 +50,7 @@ func (t *locTable) newGeneration() {
 	clear(t.entry)
 	clear(t.lock)
 	clear(t.gc)
+	clear(t.work)
 	clear(t.spin)
 	clear(t.batch)
 }
@@ -116,6 +119,27 @@ func (t *locTable) inSpinCode(s trace.Stack) bool {
 		}
 	}
 	t.spin[s] = v
+	return v
+}
+
+// inWorkCode reports whether a CPU sample's leaf is a standard-library
+// function outside the runtime called by user code (crypto, encoding,
+// I/O): the work a loop does, not its wait (the select, Gosched and
+// lock frames are the runtime's, the loop's own test is user code).
+func (t *locTable) inWorkCode(s trace.Stack) bool {
+	if s == trace.NoStack {
+		return false
+	}
+	if v, ok := t.work[s]; ok {
+		return v
+	}
+	v := false
+	for f := range s.Frames() {
+		v = !isUserFunc(f.Func) && !strings.HasPrefix(f.Func, "runtime.") && !strings.HasPrefix(f.Func, "internal/runtime/") &&
+			f.Func != ""
+		break // the leaf decides
+	}
+	t.work[s] = v
 	return v
 }
 

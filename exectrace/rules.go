@@ -36,6 +36,13 @@ const (
 	// at this many calls a second from one site, batching is the advice
 	// whatever the share that lost the P (the lab's syscallheavy: 460k/s)
 	syscallsBatch = 10000.0
+	// syscalls that lost their P after this long at the median were
+	// waiting for something: sysmon takes a P from a syscall after 20µs at
+	// the least, and quick calls that lose it took 18µs at the median in
+	// the epollloop recordings, their event loops' epoll_wait 0.98–5.8ms
+	// (a client writing every 0.1–5ms): handing the P of a wait away is
+	// the runtime doing its job
+	syscallWaits = 500 * time.Microsecond
 	// SD306: stop-the-world share of the time, assist share of running time.
 	stwPct    = 5.0
 	assistPct = 5.0
@@ -43,12 +50,18 @@ const (
 	sleepRepeats     = 100
 	sleepRepeatsPerS = 100.0
 	sleepShort       = 2 * time.Millisecond
-	// SD308: yields per second, and per block, of one site (warning); the
-	// running share and preemptions per block of a CPU-bound site (info).
+	// SD308: yields per second, and per block (a wait in a syscall counts
+	// as one), of one site whose yields end spinRunningPct of its running
+	// time (warning); the running share and preemptions per block of a
+	// CPU-bound site (info).
 	yieldsPerS     = 1000.0
 	stopsPerBlock  = 100 // yields per block (preemptions: a tenth of it)
 	spinRunningPct = 50.0
 	preemptMinimum = 10
+	// SD308: a loop the source shows spinning whose CPU samples are this
+	// much in the calls it makes works (profile.SpinWorkShare, the same
+	// judgement from a profile)
+	workCodePct = 50.0
 	// SD309: mean goroutines waiting on one lock, and enough waits.
 	lockWaiting = 0.25
 	lockMinimum = 20
@@ -67,6 +80,11 @@ const (
 	tailMinimum = 100
 	// a stop-the-world pause this long is a tail stall of its own
 	stwLong = 10 * time.Millisecond
+	// a lock convoy (SD309) explains the run-queue backlog and the latency
+	// when goroutines woken by sync primitives hold this share of the time
+	// spent runnable after a wake-up: they queue for a P only to queue on
+	// the lock again, so the queue is the lock's, not the CPU's
+	convoyPct = 50.0
 )
 
 // Verdict is what the source code shows at a spinning site's hot line;
@@ -107,6 +125,13 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	}
 	c := causeOf(s, verdicts)
 	host := hostCause(s)
+	convoy := convoyOf(s)
+	poll := pollOf(s, secs)
+	if convoy.lock == nil {
+		// one queue cause: a lock convoy first (its goroutines are
+		// handed the lock one at a time), else a sleep poll
+		convoy = poll
+	}
 
 	// SD301: starts after a wait are slow; below the gate, a tail worth
 	// naming is reported as info.
@@ -122,6 +147,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		case c.spin:
 			why, fix = c.text, c.fix
 			locs = append(locs, c.locs...)
+		case convoy.lock != nil:
+			why, fix = convoy.text, convoy.fix
+			locs = append(locs, convoy.lock.Location)
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -166,6 +194,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		case c.spin || c.compute:
 			why, fix = c.text, c.fix
 			locs = c.locs
+		case convoy.lock != nil:
+			why, fix = convoy.text, convoy.fix
+			locs = []finding.Location{convoy.lock.Location}
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -182,7 +213,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("p99 latency after a wait", ms(s.Latency.Woken.P99), "ms"),
 				evid("median latency after creation", ms(created.P50), "ms"),
 				evid("goroutines created", round2(float64(created.Count)/secs), "/s"),
-			}, c.evidence()...),
+			}, append(c.evidence(), convoy.evidence()...)...),
 			fix)
 	}
 
@@ -267,7 +298,15 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		// and "batch them" is no advice (the lab's syscallheavy fixed
 		// twin: 146,000 64 KiB writes/s to /dev/null, 27 handoffs).
 		batched := 2*sc.Batched >= sc.Count
-		if callsPerS >= syscallsBatch && !batched {
+		if sc.HandoffDuration.P50 >= syscallWaits && callsPerS < syscallsBatch {
+			// The calls wait (an event loop's epoll_wait, a blocking
+			// read): their P runs other goroutines meanwhile, and only
+			// the return costs a P.
+			sev = finding.Info
+			why = fmt.Sprintf("they wait for events (those that lost it took %v at the median, all calls here %v): the runtime hands the P of a goroutine that waits in a syscall to others, as it should, and the goroutine queues for a P when it returns",
+				dur(sc.HandoffDuration.P50), dur(sc.Duration.P50))
+			fix = "Nothing to batch: these syscalls are waits. If the wake-up latency matters, wait through the runtime's netpoller (net.Conn, os.File with deadlines) rather than a raw epoll_wait or read, so that a ready goroutine does not queue for a P behind a thread's return."
+		} else if callsPerS >= syscallsBatch && !batched {
 			why = fmt.Sprintf("the site makes %.0f syscalls/s: even calls this quick (p50 %v, p99 %v) lose their P now and then at that rate", callsPerS, dur(sc.Duration.P50), dur(sc.Duration.P99))
 		} else if handPct < handoffTailPct && sc.Duration.P50 < handoffQuick {
 			// Most calls here return at once: the few that lost their P
@@ -306,6 +345,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("syscalls at this site", float64(sc.Count), "syscalls"),
 				evid("p50 syscall duration", us(sc.Duration.P50), "µs"),
 				evid("p99 syscall duration", us(sc.Duration.P99), "µs"),
+				evid("p50 duration of the calls that lost their P", us(sc.HandoffDuration.P50), "µs"),
 				evid("Ps taken from syscalls (all sites)", float64(s.Procs.Steals), "steals"),
 			}, append(batchEvidence(sc), processCPUEvidence(s)...)...),
 			fix)
@@ -394,7 +434,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	// SD307: one site sleeps back to back for tiny durations.
 	for _, sl := range s.Sleeps {
 		perS := float64(sl.Repeats) / secs
-		if sl.Repeats < sleepRepeats || perS < sleepRepeatsPerS || sl.Slept.P50 > sleepShort || !isUserFunc(sl.Location.Function) {
+		if !shortPoll(sl, perS) {
 			continue
 		}
 		add("SD307", finding.MustLookup("SD307").Severity,
@@ -450,7 +490,11 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				st.StopRunPct, st.Preempts, st.Yields, st.Blocked, dur(st.MeanRun))
 		}
 		switch {
-		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+1) && (v == nil || !v.Compute):
+		case yps >= yieldsPerS && st.Yields >= stopsPerBlock*(st.Blocked+st.SyscallWaits+1) && st.StopRunPct >= spinRunningPct &&
+			(v == nil || !v.Compute):
+			// A wait in a syscall is a block (an event loop yields once,
+			// then waits in epoll_wait), and a spin's yields end most of
+			// its running time.
 			if v == nil && judge != nil && !isSpin {
 				// a yield storm too small for the spin shape (under 0.1 P):
 				// still read its line, so the finding carries the source
@@ -464,6 +508,18 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			if v != nil && v.Spin {
 				confirm(f, v)
 			}
+		case isSpin && v != nil && v.Spin && sp.Samples >= samplesMinimum && sp.WorkCodePct >= workCodePct:
+			// The loop has a spin's shape in the source, but its CPU
+			// samples are in the calls it makes: it works (a default
+			// that hashes a buffer), and removing the default would stop
+			// the work.
+			add("SD308", finding.Info,
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d, "+
+					"but %.0f%% of their CPU samples are in the calls the loop makes (%.0f%% in select or yield code): its CPU is "+
+					"its work, not a wait: %s",
+					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, sp.WorkCodePct, sp.SpinCodePct, shape()),
+				loc, append(ev, evid("CPU samples in the calls the loop makes", sp.WorkCodePct, "%")),
+				"Nothing waits: if the latency matters, split the work into shorter pieces or give the process more CPU.")
 		case isSpin && v != nil && v.Spin && sp.HotFrom == "stops":
 			// The goroutines stop at the loop, but nothing places their
 			// time there: a consumer that computes until its queue is
@@ -477,15 +533,31 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				loc, ev, v.Fix)
 			confirm(f, v)
 		case isSpin && v != nil && v.Spin:
-			sev := finding.MustLookup("SD308").Severity
-			if sp.Cores >= 0.9 && sp.BusyPct >= spinExplainPct {
-				sev = finding.Critical
-			}
+			// Severity by cost, as a profile's SD204: the Ps' busy time
+			// stands for the program's CPU.
+			sev := finding.SpinSeverity(sp.BusyPct, sp.Cores)
 			f := add("SD308", sev,
 				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d: %s",
 					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),
 				loc, ev, v.Fix)
 			confirm(f, v)
+		case isSpin && (v == nil || !v.Spin) && sampledSpin(sp):
+			// Warn by cost, explain by code: the CPU samples put the time
+			// in the runtime's select or yield code, which is waiting
+			// whatever shape the source reads (issue 20: a busy handler
+			// whose loop the source read as blocking was info).
+			what := "the source decides the loop's shape (pass -src DIR when the recorded paths are not readable)"
+			if v != nil {
+				what = fmt.Sprintf("the source there reads %s (%s), but the samples show the select or yield is the path taken", v.Kind, v.Detail)
+			}
+			f := add("SD308", finding.SpinSeverity(sp.BusyPct*sp.SpinCodePct/100, sp.Cores*sp.SpinCodePct/100),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s whose CPU samples are %.0f%% in "+
+					"select or yield code (selectgo, sellock, Gosched) at %s:%d: they wait, whatever the loop's shape; %s: %s",
+					sp.BusyPct, sp.Cores, st.Function, sp.SpinCodePct, shortFile(sp.HotLine.File), sp.HotLine.Line, what, shape()),
+				loc, ev, finding.MustLookup("SD308").Fix)
+			if v != nil {
+				f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
+			}
 		case isSpin && v != nil && v.Compute:
 			f := add("SD308", finding.Info,
 				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute at %s:%d (%s): %s",
@@ -564,11 +636,21 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 	}
 	shape := fmt.Sprintf("%.0f%% of their running time in stretches ended by preemption or a yield, %d blocks", sp.StopRunPct, sp.Blocked)
 	switch {
+	case (v == nil || !v.Spin) && sampledSpin(sp):
+		c.spin = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s whose CPU samples are %.0f%% in select or yield code at %s (%s), see SD308",
+			s.SpinPct, sp.Function, sp.SpinCodePct, at, shape)
+		c.fix = "Make the waiting goroutines block on what they wait for (see SD308): more CPU would only feed the wait."
 	case v != nil && v.Compute:
 		c.compute = true
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s that compute at %s until preempted (%s; the source shows %s): the work needs more CPU than the Ps give",
 			s.SpinPct, sp.Function, at, shape, v.Detail)
 		c.fix = "The goroutines compute: do less work per request, split it, or give the process more CPU (check GOMAXPROCS is not below the CPUs available)."
+	case v != nil && v.Spin && sp.Samples >= samplesMinimum && sp.WorkCodePct >= workCodePct:
+		c.compute = true
+		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s whose CPU samples are %.0f%% in the calls their loop makes (%s): the work needs more CPU than the Ps give",
+			s.SpinPct, sp.Function, at, sp.WorkCodePct, shape)
+		c.fix = "The goroutines work: do less work per request, split it, or give the process more CPU (check GOMAXPROCS is not below the CPUs available)."
 	case v != nil && v.Spin:
 		c.spin = true
 		if v.Line.File != "" {
@@ -599,6 +681,128 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		c.fix = "First rule out a spin at the line SD308 names (schedoctor lint, or -src DIR so the trace reads it): a busy wait there takes the Ps that others queue for. Only if it computes does the process need more CPU or less work."
 	}
 	return c
+}
+
+// wokenBy returns the % of the time spent runnable after a wake-up that
+// followed wake-ups of kind w, and whether that explains the queue: w
+// holds convoyPct of it, and, when all is set, wake-ups hold convoyPct of
+// all the time spent runnable (not creations or preemptions; a lock
+// convoy's holders are preempted inside the lock, so it does not ask).
+func wokenBy(s *Summary, w wake, all bool) (float64, bool) {
+	var woken, total time.Duration
+	for _, r := range s.Latency.ByReason {
+		total += r.Total
+	}
+	for _, k := range []wake{wakeSyscall, wakeChan, wakeSleep, wakeSync, wakeNetwork, wakeOther} {
+		woken += reasonLatency(s, k).Total
+	}
+	by := reasonLatency(s, w).Total
+	if woken <= 0 || 100*float64(by) < convoyPct*float64(woken) || all && 100*float64(woken) < convoyPct*float64(total) {
+		return 0, false
+	}
+	return round2(100 * float64(by) / float64(woken)), true
+}
+
+// shortPoll is SD307's gate: one site sleeps back to back, often, and
+// briefly.
+func shortPoll(sl SleepSummary, perS float64) bool {
+	return sl.Repeats >= sleepRepeats && perS >= sleepRepeatsPerS && sl.Slept.P50 <= sleepShort && isUserFunc(sl.Location.Function)
+}
+
+// pollOf returns the sleep poll (SD307's site with the most back-to-back
+// sleeps) that explains the time spent runnable: goroutines woken from
+// sleeps hold convoyPct of the time spent runnable after a wake-up. Each
+// short sleep ends in a wake-up that queues for a P: the queue is the
+// poll's, and more CPU would only run the poll more often. Its fields
+// fill a convoy with lock nil and where set.
+func pollOf(s *Summary, secs float64) convoy {
+	var site *SleepSummary
+	for i, sl := range s.Sleeps {
+		if shortPoll(sl, float64(sl.Repeats)/secs) && (site == nil || sl.Repeats > site.Repeats) {
+			site = &s.Sleeps[i]
+		}
+	}
+	if site == nil {
+		return convoy{}
+	}
+	pct, ok := wokenBy(s, wakeSleep, true)
+	if !ok {
+		return convoy{}
+	}
+	at := fmt.Sprintf("%s:%d", shortFile(site.Location.File), site.Location.Line)
+	return convoy{
+		lock:    &LockSummary{Location: site.Location},
+		poll:    true,
+		syncPct: pct,
+		text: fmt.Sprintf("of a sleep poll at %s: %.0f%% of the time spent runnable after a wake-up followed a sleep, and that "+
+			"site sleeps %.0f times a second back to back for %v at the median, each wake-up queueing for a P, see SD307",
+			at, pct, site.PerS, dur(site.Slept.P50)),
+		fix: "The queue is the poll's, not the CPU's: block on the event the loop at " + at + " polls for (a channel, " +
+			"sync.Cond, a WaitGroup) instead of sleeping and checking again (SD307, SD102); more CPU would only run the " +
+			"poll more often.",
+	}
+}
+
+// convoy is a lock queue (SD309's lock), or a sleep poll (SD307's site,
+// poll set), that explains the backlog.
+type convoy struct {
+	poll      bool
+	lock      *LockSummary
+	syncPct   float64 // of the time spent runnable after a wake-up
+	text, fix string
+}
+
+// convoyOf returns the lock convoy that explains the time spent runnable:
+// the lock SD309 reports with the most goroutines waiting, when the
+// goroutines woken by sync primitives hold convoyPct of the time spent
+// runnable after a wake-up. Such goroutines are handed the lock one at a
+// time and queue for a P between hand-offs: more CPU does not shorten that
+// queue, a shorter critical section does.
+func convoyOf(s *Summary) convoy {
+	var lock *LockSummary
+	for i, l := range s.Locks {
+		if l.Count >= lockMinimum && l.Waiting >= lockWaiting && (lock == nil || l.Waiting > lock.Waiting) {
+			lock = &s.Locks[i]
+		}
+	}
+	if lock == nil {
+		return convoy{}
+	}
+	pct, ok := wokenBy(s, wakeSync, false)
+	if !ok {
+		return convoy{}
+	}
+	at := fmt.Sprintf("%s:%d", shortFile(lock.Location.File), lock.Location.Line)
+	return convoy{
+		lock:    lock,
+		syncPct: pct,
+		text: fmt.Sprintf("of a lock convoy at %s: %.0f%% of the time spent runnable after a wake-up followed a wake-up by a sync primitive "+
+			"(Mutex, RWMutex, WaitGroup, Cond), and the lock's %d goroutines are handed it one at a time and queue for a P in between (%.2f waiting on "+
+			"average), see SD309", at, pct, lock.Goroutines, lock.Waiting),
+		fix: "The queue is the lock's, not the CPU's: shorten the critical section at " + at + " (move work out of it), shard " +
+			"the state it guards, or give each goroutine its own copy and merge at the end (SD309); more CPU would only add " +
+			"goroutines to the convoy.",
+	}
+}
+
+func (c convoy) evidence() []finding.Evidence {
+	if c.lock == nil {
+		return nil
+	}
+	if c.poll {
+		return []finding.Evidence{evid("time runnable after a wake-up from a sleep", c.syncPct, "%")}
+	}
+	return []finding.Evidence{
+		evid("time runnable after a wake-up by a sync primitive", c.syncPct, "%"),
+		evid("goroutines waiting on the convoy's lock (mean)", c.lock.Waiting, "goroutines"),
+	}
+}
+
+// sampledSpin reports whether a spinning site's CPU samples (enough of
+// them) are mostly in the runtime's select or yield code: waiting, as
+// measured, whatever the source reads.
+func sampledSpin(sp SpinSite) bool {
+	return sp.Samples >= samplesMinimum && sp.SpinCodePct >= spinCodePct && sp.WorkCodePct < workCodePct
 }
 
 func (c cause) evidence() []finding.Evidence {

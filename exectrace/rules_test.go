@@ -130,7 +130,14 @@ func TestRules(t *testing.T) {
 		}},
 
 		{name: "SD308 Gosched spin", rule: "SD308", sev: finding.Warning, line: 20, edit: func(s *Summary) {
-			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 3
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 50000, 3, 98
+		}},
+		{name: "SD308 yields before waits in a syscall", edit: func(s *Summary) {
+			// an event loop: one yield after an empty poll, then epoll_wait
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].SyscallWaits, s.Sites[0].StopRunPct = 50000, 3, 40000, 98
+		}},
+		{name: "SD308 yields end little of the running time", edit: func(s *Summary) {
+			s.Sites[0].Yields, s.Sites[0].Blocked, s.Sites[0].StopRunPct = 50000, 3, 6
 		}},
 		{name: "SD308 yields between real waits", edit: func(s *Summary) {
 			s.Sites[0].Yields, s.Sites[0].Blocked = 50000, 5000
@@ -276,6 +283,207 @@ func TestHotLineWithoutSamples(t *testing.T) {
 			sp, _ := spinning(tc.s, time.Second, time.Second)
 			if len(sp) != 1 || sp[0].HotLine.Line != tc.line || sp[0].HotFrom != tc.hotFrom {
 				t.Fatalf("spinning = %+v, want the hot line %d from %q", sp, tc.line, tc.hotFrom)
+			}
+		})
+	}
+}
+
+// TestLockConvoyExplainsTheBacklog: a run-queue backlog whose goroutines
+// were woken by a lock SD309 reports is that lock's convoy: SD302 and
+// SD301 name the lock and do not advise adding CPU (issue 20: on a lock
+// convoy the SD302 fix began "Add CPU"). The close negative: the same
+// lock while the backlog follows channel wake-ups keeps the CPU advice.
+// Fails on the code whose SD302 fix was the catalog's "Add CPU, ...".
+func TestLockConvoyExplainsTheBacklog(t *testing.T) {
+	lock := LockSummary{Location: finding.Location{File: "/src/app/lock.go", Line: 60, Function: "main.(*store).put"},
+		Count: 5000, Goroutines: 8, Waiting: 2.5}
+	for _, c := range []struct {
+		name   string
+		by     wake
+		convoy bool
+	}{
+		{"woken by the lock", wakeSync, true},
+		{"woken by channels", wakeChan, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Locks = []LockSummary{lock}
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken = Percentiles{Count: 5000, P50: time.Millisecond, P99: 25 * time.Millisecond}
+			s.Latency.ByReason = []ReasonLatency{
+				{Reason: wakeNames[c.by], Percentiles: Percentiles{Count: 4000, P99: 25 * time.Millisecond, Total: 4 * time.Second}},
+				{Reason: wakeNames[wakePreempted], Percentiles: Percentiles{Count: 100, Total: 100 * time.Millisecond}},
+			}
+			respin(s)
+			fs := findings(s, Options{})
+			var n int
+			for _, f := range fs {
+				if f.Rule != "SD301" && f.Rule != "SD302" {
+					continue
+				}
+				n++
+				cpu := strings.Contains(strings.ToLower(f.Fix), "add cpu") || strings.Contains(f.Fix, "more CPUs")
+				named := strings.Contains(f.Message, "lock convoy at app/lock.go:60") && len(f.Locations) > 0 && f.Locations[0].Line == 60
+				if c.convoy && (cpu || !named) {
+					t.Errorf("%s on a convoy: message %q, fix %q, at %v: want the lock named first and no CPU advice", f.Rule, f.Message, f.Fix, f.Locations)
+				}
+				if !c.convoy && named {
+					t.Errorf("%s blames a lock the wake-ups do not follow: %q", f.Rule, f.Message)
+				}
+			}
+			if n != 2 {
+				t.Errorf("got %v, want SD301 and SD302", rules(fs))
+			}
+		})
+	}
+}
+
+// spinJudge is a source that reads every spinning site's line as a loop
+// around a select with a default.
+func spinJudge(sp SpinSite) *Verdict {
+	l := finding.Location{File: "/src/app/main.go", Line: 20, Function: sp.Function}
+	return &Verdict{Spin: true, Kind: "select-default", Detail: "busy-waits in a select with a default", Line: l, Loop: l,
+		Fix: "remove the default"}
+}
+
+// TestSpinThatLeavesPsIdle: a loop that spins for less than a time slice
+// per request while the other Ps sit idle is never preempted: its
+// stretches end in blocks, but its CPU samples are in selectgo. It has the
+// spin shape, and the source's verdict makes it a warning (issue 20: 8
+// spinning handlers on 16 Ps gave no trace finding). The close negatives:
+// the same site whose samples are in its own code (compute), and one whose
+// samples are in the calls its loop makes (a default that hashes: SD308
+// at info, its CPU is its work). Fails on the old spin shape.
+func TestSpinThatLeavesPsIdle(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		stopPct        float64
+		spinCode, work int
+		want           finding.Severity // of SD308; -1 none
+		wantMsg        string
+	}{
+		{"samples in selectgo", 5, 90, 0, finding.Warning, "busy-waits in a select"},
+		{"samples in its own code", 5, 10, 0, -1, ""},
+		{"samples in the calls it makes", 95, 2, 90, finding.Info, "its CPU is its work"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Procs = ProcSummary{GOMAXPROCS: 16, BusyMean: 1}
+			st := &s.Sites[0]
+			st.Running = 800 * time.Millisecond
+			st.StopRunPct, st.Samples, st.SpinCode, st.WorkCode = c.stopPct, 100, c.spinCode, c.work
+			st.Preempts = 12
+			st.HotLine = finding.Location{File: "/src/app/main.go", Line: 20, Function: "main.worker"}
+			respin(s)
+			var sd []finding.Finding
+			for _, f := range Findings(s, Options{}, spinJudge) {
+				if f.Rule == "SD308" {
+					sd = append(sd, f)
+				}
+			}
+			if c.want < 0 {
+				if len(sd) > 0 {
+					t.Errorf("SD308 on a site whose samples are its own code: %s", sd[0].Message)
+				}
+				return
+			}
+			if len(sd) != 1 || sd[0].Severity != c.want || !strings.Contains(sd[0].Message, c.wantMsg) {
+				t.Fatalf("SD308 %+v, want one %s saying %q", sd, c.want, c.wantMsg)
+			}
+		})
+	}
+}
+
+// TestSampledSpinWarnsWhateverTheSource: a spinning site whose CPU samples
+// are 90% in selectgo waits, whatever the source reads there (issue 20: a
+// busy handler whose loop the old reader called blocking got SD308 at
+// info): SD308 warns by its cost and the backlog names it, not the CPU.
+// The close negative: samples in the site's own code keep SD308 at info.
+// Fails on the code that downgraded SD308 when the source saw no spin.
+func TestSampledSpinWarnsWhateverTheSource(t *testing.T) {
+	blocking := func(sp SpinSite) *Verdict {
+		return &Verdict{Kind: "blocking", Detail: "blocks in r.Context at line 34"}
+	}
+	for _, c := range []struct {
+		name     string
+		spinCode int
+		want     finding.Severity
+	}{
+		{"samples in selectgo", 90, finding.Warning},
+		{"samples in its own code", 10, finding.Info},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Runnable = RunnableSummary{Mean: 6, Max: 10, AboveProcsPct: 80}
+			s.Latency.Woken.P99 = 4 * time.Millisecond
+			st := &s.Sites[0]
+			st.Running = 800 * time.Millisecond
+			st.StopRunPct, st.Samples, st.SpinCode, st.Preempts = 95, 100, c.spinCode, 80
+			st.HotLine = finding.Location{File: "/src/app/main.go", Line: 31, Function: "main.worker"}
+			respin(s)
+			var sd308, sd302 *finding.Finding
+			fs := Findings(s, Options{}, blocking)
+			for i := range fs {
+				switch fs[i].Rule {
+				case "SD308":
+					sd308 = &fs[i]
+				case "SD302":
+					sd302 = &fs[i]
+				}
+			}
+			if sd308 == nil || sd308.Severity != c.want {
+				t.Fatalf("SD308 %+v, want %s", sd308, c.want)
+			}
+			if c.want >= finding.Warning && (sd302 == nil || strings.Contains(strings.ToLower(sd302.Fix), "add cpu") ||
+				!strings.Contains(sd302.Message, "select or yield code")) {
+				t.Errorf("SD302 %+v: want the sampled wait as its cause, no CPU advice", sd302)
+			}
+		})
+	}
+}
+
+// TestSleepPollExplainsTheBacklog: a backlog of goroutines woken from
+// short back-to-back sleeps at one site (SD307) is that poll's: SD302
+// names it and gives its fix, not "Add CPU" (the lab sleeppoll recording
+// said "Add CPU"). The close negative: the same wake-ups from sleeps of
+// 10ms (no SD307) keep the wake-up reading.
+func TestSleepPollExplainsTheBacklog(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p50  time.Duration
+		poll bool
+	}{
+		{"short sleeps", 6 * time.Microsecond, true},
+		{"10ms sleeps", 10 * time.Millisecond, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base()
+			s.Runnable = RunnableSummary{Mean: 11, Max: 40, AboveProcsPct: 92}
+			s.Latency.Woken = Percentiles{Count: 5000, P50: time.Millisecond, P99: 4 * time.Millisecond}
+			s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/poll.go", Line: 35, Function: "main.spawn"},
+				Count: 30000, Repeats: 29000, PerS: 30000, Slept: Percentiles{Count: 30000, P50: c.p50}}}
+			s.Latency.ByReason = []ReasonLatency{
+				{Reason: wakeNames[wakeSleep], Percentiles: Percentiles{Count: 26000, Total: 3 * time.Second}},
+				{Reason: wakeNames[wakeCreated], Percentiles: Percentiles{Count: 2000, Total: 2 * time.Second}},
+			}
+			respin(s)
+			var sd302 *finding.Finding
+			fs := findings(s, Options{})
+			for i := range fs {
+				if fs[i].Rule == "SD302" {
+					sd302 = &fs[i]
+				}
+			}
+			if sd302 == nil {
+				t.Fatalf("no SD302 in %v", rules(fs))
+			}
+			named := strings.Contains(sd302.Message, "sleep poll at app/poll.go:35")
+			cpu := strings.Contains(strings.ToLower(sd302.Fix), "add cpu")
+			if c.poll && (!named || cpu) {
+				t.Errorf("SD302 on a poll: %q / %q", sd302.Message, sd302.Fix)
+			}
+			if !c.poll && named {
+				t.Errorf("SD302 blames a poll that SD307 does not report: %q", sd302.Message)
 			}
 		})
 	}

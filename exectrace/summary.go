@@ -68,6 +68,9 @@ type SpinSite struct {
 	// SpinCodePct is the share of its CPU samples in the runtime's select
 	// or yield code (selectgo, sellock, Gosched), when there are samples.
 	SpinCodePct float64 `json:"spin_code_pct"`
+	// WorkCodePct is the share of its CPU samples in standard-library
+	// callees (crypto, encoding, I/O): a loop whose CPU is there works.
+	WorkCodePct float64 `json:"work_code_pct"`
 }
 
 // Stall is one long wait: a stop-the-world pause, or a goroutine's wait
@@ -167,6 +170,9 @@ type SyscallSite struct {
 	// (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer).
 	Batched  int         `json:"batched,omitempty"`
 	Duration Percentiles `json:"duration"`
+	// HandoffDuration is the duration of the calls that lost their P: a
+	// wait (an event loop's epoll_wait) loses it by design.
+	HandoffDuration Percentiles `json:"handoff_duration"`
 }
 
 // GCSummary is the GC's stop-the-world and assist time.
@@ -210,6 +216,9 @@ type SiteSummary struct {
 	Blocks     []BlockCount     `json:"blocks"`  // the most frequent reasons and lines
 	Preempts   int              `json:"preempts"`
 	Yields     int              `json:"yields"`
+	// SyscallWaits are the syscalls that waited (lost their P, or took
+	// 1ms or more): blocks that the trace records as syscalls.
+	SyscallWaits int `json:"syscall_waits"`
 	// NeverBlocked counts goroutines that were stopped (preempted or
 	// yielded) but never blocked, and NeverBlockedRun their running time.
 	NeverBlocked    int              `json:"never_blocked"`
@@ -231,6 +240,7 @@ type SiteSummary struct {
 	// those in select or yield code, HotLine the user line most hit.
 	Samples  int              `json:"samples"`
 	SpinCode int              `json:"spin_code"`
+	WorkCode int              `json:"work_code"` // in standard-library callees
 	HotLine  finding.Location `json:"hot_line"`
 }
 
@@ -296,7 +306,13 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	for _, p := range a.ps {
 		busy += p.busy
 	}
-	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: a.runningPs.mean(), BusyMax: a.runningPs.max, Steals: a.steals, Timeline: []float64{}}
+	// Busy Ps run Go code: the time their goroutines waited in syscalls is
+	// taken off (pstate).
+	busyMean := a.runningPs.mean()
+	if dur > 0 {
+		busyMean = max(busyMean-float64(a.waitBusy)/float64(dur), 0)
+	}
+	ps := ProcSummary{GOMAXPROCS: procs, CPUs: opt.CPUs, BusyMean: busyMean, BusyMax: a.runningPs.max, Steals: a.steals, Timeline: []float64{}}
 	ps.TimelineBin = a.runningPs.binW
 	for i, v := range a.runningPs.bins {
 		w := float64(a.runningPs.binW)
@@ -339,7 +355,8 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 		s.Syscalls.Count += ss.n
 		s.Syscalls.Handoffs += ss.handoffs
 		s.Syscalls.Time += ss.dur.Sum()
-		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Batched: ss.batched, Duration: ss.dur.Percentiles()})
+		s.Syscalls.Sites = append(s.Syscalls.Sites, SyscallSite{Location: a.locs.get(loc), Count: ss.n, Handoffs: ss.handoffs, Batched: ss.batched, Duration: ss.dur.Percentiles(),
+			HandoffDuration: ss.handDur.Percentiles()})
 	}
 	sortTop(&s.Syscalls.Sites, func(x SyscallSite) int64 { return int64(x.Count) }, func(x SyscallSite) finding.Location { return x.Location })
 
@@ -376,10 +393,10 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			Blocks:  []BlockCount{},
 			Creator: a.locs.get(st.key.creator), Function: a.locs.get(st.key.fn).Function, System: st.system,
 			Goroutines: st.goroutines, Running: st.running, Latency: st.latency.Percentiles(),
-			Preempts: st.preempts, Yields: st.yields, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
+			Preempts: st.preempts, Yields: st.yields, SyscallWaits: st.syscallWaits, NeverBlocked: st.neverBlocked, NeverBlockedRun: st.neverBlockedRun,
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
 			StopAt: a.locs.get(topLoc(st.stopLocs)), PreemptAt: a.locs.get(topLoc(st.preemptLocs)),
-			Samples: st.samples, SpinCode: st.spinSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
+			Samples: st.samples, SpinCode: st.spinSamples, WorkCode: st.workSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
 		}
 		if st.running > 0 {
 			ss.StopRunPct = round2(100 * float64(st.runEnd[endPreempt]+st.runEnd[endYield]) / float64(st.running))
@@ -466,6 +483,11 @@ func (a *analyzer) processCPU(ps *ProcSummary, opt Options, dur time.Duration) {
 const (
 	spinStopPct  = 80.0
 	spinMinCores = 0.1
+	// a site whose CPU samples (20 or more) are this much in select or
+	// yield code has the spin shape however its stretches end: a spin
+	// that leaves Ps idle is not preempted (issue 20: 8 spinning handlers
+	// on 16 Ps gave no trace finding)
+	spinCodePct = 50.0
 )
 
 // hotPreemptMinimum is how many preemptions place a site's time without
@@ -485,7 +507,11 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 			continue
 		}
 		cores := st.Running.Seconds() / dur.Seconds()
-		if st.StopRunPct < spinStopPct || cores < spinMinCores || st.Preempts+st.Yields < preemptMinimum {
+		// A spin that leaves Ps idle may never be preempted (each wait
+		// shorter than a time slice): its CPU samples show it, in the
+		// runtime's select or yield code.
+		sampled := st.Samples >= samplesMinimum && 100*float64(st.SpinCode) >= spinCodePct*float64(st.Samples)
+		if cores < spinMinCores || !sampled && (st.StopRunPct < spinStopPct || st.Preempts+st.Yields < preemptMinimum) {
 			continue
 		}
 		sp := SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, HotFrom: "cpu samples",
@@ -497,6 +523,7 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 		}
 		if st.Samples > 0 {
 			sp.SpinCodePct = round2(100 * float64(st.SpinCode) / float64(st.Samples))
+			sp.WorkCodePct = round2(100 * float64(st.WorkCode) / float64(st.Samples))
 		}
 		if sp.HotLine.File == "" || st.Samples < samplesMinimum {
 			// Without CPU samples, preemptions stand in for them: a
@@ -580,6 +607,15 @@ func round2(v float64) float64 {
 	return float64(int64(v*100+0.5)) / 100
 }
 
+// ThinEvidence says why the trace is too thin to rule causes out, "" when
+// it is not (report.ThinSummary: the renderers put it at the top).
+func (s *Summary) ThinEvidence() string {
+	if s == nil {
+		return ""
+	}
+	return s.Thin
+}
+
 // WriteText prints the figures as tables, for the text report, in 80
 // columns.
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
@@ -598,9 +634,6 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	p("trace: %s, %d events, %d generations, %v", byteSize(s.Trace.Bytes), s.Trace.Events, s.Trace.Generations, s.Trace.Duration.Round(time.Millisecond))
 	if s.Truncated != nil {
 		p("truncated: %s", q(fmt.Sprint(s.Truncated)))
-	}
-	if s.Thin != "" {
-		p("THIN EVIDENCE: %s", q(s.Thin))
 	}
 	cpus := "unknown (set -cpus)"
 	if s.Procs.CPUs > 0 {

@@ -52,16 +52,26 @@ var profileRules = []Rule{
 		Explanation: "selectgo/selectnbrecv/selectnbsend with sellock and runtime locks, or gosched_m/goschedImpl, at a large " +
 			"share of samples and with no park or futex sleep, means a loop polls a channel or yields instead of blocking.",
 		Detection: "Three frame families, each at ≥ 40% of CPU with ≥ 10 samples while parking (scheduler, idle spinning, " +
-			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default: " +
-			"warning); Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (warning; " +
-			"runtime.GC's own sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off); " +
-			"selectgo with sellock/selunlock and the locks under them (info only: a profile cannot tell a select with a " +
-			"default from a blocking select whose channel is always ready). When the source is found (the recorded path or " +
+			"thread churn) is under half of that share: selectnbrecv/selectnbsend (a select with one case and a default); " +
+			"Gosched → gosched_m → goschedImpl with everything under it, the run queue's lock2 included (runtime.GC's own " +
+			"sweep loop yields too, and the share of Gosched calls made by runtime.GC is taken off; a goroutine locked to " +
+			"its thread by runtime.LockOSThread hands its P away on every yield, stoplockedm → handoffp and the other M's " +
+			"startlockedm, and that futex churn is the yield's cost, not SD201's); selectgo with " +
+			"sellock/selunlock and the locks under them. Severity follows the cost, whatever the code (finding.SpinSeverity): " +
+			"warning from 0.05 cores (a twentieth of a core doing nothing is measurable and takes a P from others), critical " +
+			"from 0.95 cores that are also 60% of the CPU or more (the spin, not the work, is what the program does), info " +
+			"below 0.05 cores. One exception: when channel communications complete at 10% of the CPU or more (chansend, " +
+			"chanrecv, a select's element copy or waiter hand-off), selectgo is info when the source is not read, because " +
+			"a profile cannot tell a select with a default from a blocking select whose channel a producer keeps ready (the " +
+			"lab timerloop's fixed twin: 69–84% in select, 24–26% in communications); below that the select neither blocks " +
+			"nor receives (issue 20's busy handler: 90% in selectgo, 2% in communications), so it warns by its cost and the " +
+			"source, when read, only names the cause. When the source is found (the recorded path or " +
 			"-src DIR), each hot select, Gosched or flat-time line is read with the analyzers' logic (lint/inspect): a loop " +
 			"the source shows as a select with a default, a Gosched or atomic spin, or a sleep poll becomes SD204 at the " +
 			"spinning line with the CPU of the whole loop (its own lines, the select/Gosched frames under them and, for a " +
-			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint; warning from 0.05 cores, " +
-			"critical from 0.95 cores and 60% of the CPU. A loop the source shows blocking or computing is not a spin. " +
+			"Gosched spin, the yield CPU whose stacks mcall cut), sources profile and lint, at the same severities. A loop " +
+			"whose CPU is its work is not a busy wait, whatever its shape: when 50% or more of the loop's CPU is in the calls " +
+			"its lines make (a default that hashes a buffer: 98% in SHA-256, 2% in select) there is no finding. " +
 			"Lab: busyselect 88–100% with 0–1% parking; busyhandler 89–96% in selectgo, 0% parking; gosched 96–98% yield; " +
 			"ringbuffer (3 producers, 1 consumer) 37–43% in put's loop; pingpong (healthy) parks 28–45%.",
 		Fix: "Remove the select's default, or replace the Gosched loop by blocking on the event (see SD101, SD106).",
@@ -112,9 +122,13 @@ var profileRules = []Rule{
 			"≥ 12% in a single profile, or ≥ 8% in each of several profiles given together; otherwise info asking for " +
 			"corroboration. Lab (2 CPUs, quiet machine): overprocs at GOMAXPROCS=8 15–20%, at GOMAXPROCS=2 under 1%. " +
 			"A machine crowded by other processes shows the same signature (8–39% at GOMAXPROCS=2 under a load average of " +
-			"7–20): then the CPUs the process really gets are fewer than its Ps, and the finding says so.",
-		Fix: "Set GOMAXPROCS to the CPUs available (check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 " +
-			"in go.mod.",
+			"7–20): then the CPUs the process really gets are fewer than its Ps, and the finding says so. A profile does " +
+			"not record GOMAXPROCS: a loop that never yields (a consumer retrying a non-blocking Dequeue at once) is " +
+			"preempted every 10ms at GOMAXPROCS = CPUs too, so the fix rules such a loop out first, and when the source " +
+			"shows the preempted lines in a spinning loop (diagnose), or check finds a spin at warning, SD208 is the " +
+			"spin's cost and not oversubscription.",
+		Fix: "First rule out a loop that never yields where the preemptions land; then set GOMAXPROCS to the CPUs available " +
+			"(check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 in go.mod.",
 	},
 	{
 		ID: "SD209", Name: "syscall-heavy", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,

@@ -29,7 +29,10 @@ var traceRules = []Rule{
 			"with p99 ≥ 1ms, or 500+ creations with median ≥ 1ms before the first run) and as info when only " +
 			"preempted CPU-bound goroutines queue. The cause is measured: goroutines that run until preempted " +
 			"holding 50%+ of the Ps' busy time (named, with their line; the advice is to fix the spin, not to add " +
-			"CPU, unless the source shows plain computation), the host withholding CPU (SD303), or the wake reason " +
+			"CPU, unless the source shows plain computation), a lock convoy (a lock SD309 reports while sync wake-ups " +
+			"hold 50%+ of the time spent runnable after a wake-up: the lock is named and its fix given, never more " +
+			"CPU), a sleep poll (SD307's site, while wakes from sleeps hold 50%+ of the time spent runnable after a " +
+			"wake-up: named, with its fix), the host withholding CPU (SD303, only when the process CPU was measured), or the wake reason " +
 			"that accounts for most of the time spent runnable (preemption, creation, or a wake-up and its kind). " +
 			"Schedtrace: the runqueue and per-P queue lengths in " +
 			"GODEBUG=schedtrace output, sustained above the number of Ps (thresholds in docs/schedtrace.md).",
@@ -41,7 +44,9 @@ var traceRules = []Rule{
 		Title: "more Ps running at once than CPUs available",
 		Explanation: "The trace shows Ps in the running state whose threads the kernel has descheduled: GOMAXPROCS is above " +
 			"the CPUs really available (quota, cpuset, other processes), so goroutines stall while 'running'.",
-		Detection: "The time-weighted mean of running Ps in the trace against the CPUs available, which a trace does not " +
+		Detection: "The time-weighted mean of busy Ps in the trace (ProcRunning, less the time a goroutine waited in a " +
+			"syscall that lost its P or lasted 500µs or more: a P whose goroutine waits in epoll_wait runs no Go code) " +
+			"against the CPUs available, which a trace does not " +
 			"record: given with -cpus (Options.CPUs). Fires when busy Ps ≥ 1.25 × CPUs; skipped without -cpus. Also " +
 			"fires when the Ps were busy ≥ 150% of the CPU the process really got (and by 0.25 P or more): the trace's " +
 			"CPU samples × 10ms when a CPU profile ran during tracing (20+ samples spread over 80% of the trace), " +
@@ -67,7 +72,9 @@ var traceRules = []Rule{
 		Detection: "GoSyscall → GoRunnable transitions (the P was taken while the goroutine was in the syscall) against " +
 			"GoSyscall → GoRunning, by the syscall's user call site. Fires for a site with 20+ such returns at 20+ a " +
 			"second. When the Ps were busy far beyond the CPU the process got (SD303), the host is named as the cause " +
-			"and batching is not advised.",
+			"and batching is not advised. Calls that lost their P after 500µs or more at the median are waits (an " +
+			"event loop's epoll_wait, a blocking read; quick calls that lose it take about 20µs): handing their P " +
+			"away is the runtime's design, so they are info.",
 		Fix: "Buffer and batch syscalls; move long blocking syscalls off latency-sensitive goroutines.",
 	},
 	{
@@ -99,13 +106,20 @@ var traceRules = []Rule{
 		Explanation: "A goroutine that only ever leaves the CPU by preemption or Gosched is spinning (or doing long " +
 			"CPU-bound work); it holds a P and pushes others into run queues.",
 		Detection: "Per creation site, how goroutines leave the CPU: yields (GoStop runtime.Gosched), preemptions and blocks, " +
-			"and the running time of the stretches by how they end. Warning for 1000+ yields a second and 100+ " +
-			"yields per block. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
+			"and the running time of the stretches by how they end. Warning for 1000+ yields a second, 100+ " +
+			"yields per block (a syscall that waits, 500µs or more or losing its P, counts as a block: an event loop " +
+			"that yields once after an empty zero-timeout poll and then waits in epoll_wait is no spin) and yields " +
+			"that end 50%+ of the running time. A site whose CPU samples (20 or more, when a CPU profile ran during the " +
+			"trace) are 50%+ in select or yield code has the same shape however its stretches end: a spin that leaves Ps " +
+			"idle is never preempted. Such a site whose samples are mostly in select or yield code warns by its cost " +
+			"(finding.SpinSeverity on the sampled share) whatever the source reads there: the samples show the wait is " +
+			"the path taken; the source then only names the cause. A loop the source shows spinning whose CPU samples are 50%+ in the standard-library " +
+			"calls it makes (a default that hashes) works: info, not a busy wait. A site whose goroutines spend 80%+ of their running time in stretches that end in " +
 			"preemption or a yield, run 0.1 P or more on average and were stopped 10+ times is compute or a spin " +
 			"(however often it blocks between): info from the trace alone; its hot line (the trace's CPU samples, " +
 			"else where preemptions hit; yields inside runtime.GC are the runtime's) is read in the source, and a " +
 			"spin there (select with a default, yield or atomic spin) makes it a warning at the spinning line " +
-			"(critical at 0.9+ P and half the Ps' busy time), with both sources' evidence; plain computation stays info.",
+			"(severity by cost, finding.SpinSeverity: warning from 0.05 P, critical from 0.95 P that are also 60% of the Ps' busy time; info below 0.05 P), with both sources' evidence; plain computation stays info.",
 		Fix: "If it waits for something, block on it (SD101, SD106); if it computes, split the work.",
 	},
 	{

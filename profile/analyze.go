@@ -49,6 +49,11 @@ type Summary struct {
 	// ParkShare is the % of CPU spent parking and waking (scheduler, idle
 	// spinning, thread churn): a busy-wait keeps it low.
 	ParkShare float64 `json:"park_share"`
+	// CommShare is the % of CPU in channel communications that complete
+	// (chansend, chanrecv, a select's receive that copies an element or
+	// dequeues a waiter): a select whose channel a producer keeps ready
+	// shows them, a select that spins does not.
+	CommShare float64 `json:"comm_share"`
 	// Spins are the select and Gosched frame families with their CPU, in
 	// the order of the SD204 findings drawn from them.
 	Spins []Spin `json:"spins,omitempty"`
@@ -207,6 +212,7 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	}
 	c := classify.New()
 	classes := c.Classify(merged)
+	lockedYields(classes)
 	a := &analysis{p: merged, c: c, classes: classes, th: th, top: opt.Top, vi: cpuIndex(merged)}
 	if err := a.tally(len(profiles)); err != nil {
 		return nil, err
@@ -476,6 +482,41 @@ func (s *Summary) row(cause classify.Cause) Cause {
 // Share returns the % of CPU time spent on cause.
 func (s *Summary) Share(cause classify.Cause) float64 { return s.row(cause).Share }
 
+// lockedYields gives a locked goroutine's restarts (startlockedm) to the
+// yield when the profile shows a locked goroutine yielding: each yield
+// hands the P to another M, whose schedule must hand it back to the locked
+// thread, so that M's futex and parking are the yield's cost too, not
+// thread churn from a poll (issue 20: SD201 "a spinning M" with a
+// sleep-poll fix and no line, for a Gosched spin under LockOSThread).
+func lockedYields(classes []classify.Class) {
+	yield, start := -1, -1
+	for i, r := range classify.Rules {
+		switch r.Name {
+		case classify.LockedYieldRule:
+			yield = i
+		case classify.LockedStartRule:
+			start = i
+		}
+	}
+	if !slices.ContainsFunc(classes, func(c classify.Class) bool { return c.Rule == yield }) {
+		return
+	}
+	for i := range classes {
+		if classes[i].Rule == start {
+			classes[i].Cause, classes[i].Rule = classify.Yield, yield
+		}
+	}
+}
+
+// ThinEvidence says why the profile is too thin to rule causes out, ""
+// when it is not (report.ThinSummary: the renderers put it at the top).
+func (s *Summary) ThinEvidence() string {
+	if s == nil {
+		return ""
+	}
+	return s.Thin
+}
+
 // WriteText prints the cause table: share, cores and the top user line,
 // in 80 columns.
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
@@ -500,9 +541,6 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 			where = "no user frames"
 		}
 		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 31), where, width))
-	}
-	if s.Thin != "" {
-		b.WriteString("\n" + textsafe.Wrap("THIN EVIDENCE: ", "  ", textsafe.String(s.Thin), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -51,7 +51,7 @@ var DefaultThresholds = Thresholds{
 	ThreadChurn:  Limit{Share: 20, Cores: 0.05},
 	IdleSpin:     Limit{Share: 25, Cores: 0.05},
 	Timers:       Limit{Share: 20, Cores: 0.05},
-	BusyWait:     Limit{Share: 40, Cores: 0.05},
+	BusyWait:     Limit{Share: 40, Cores: finding.SpinWarningCores},
 	RuntimeLock:  Limit{Share: 15, Cores: 0.05},
 	Mutex:        Limit{Share: 10, Cores: 0.05},
 	GC:           Limit{Share: 25, Cores: 0.05},
@@ -250,13 +250,16 @@ func (a *analysis) findings() {
 // busyWait is SD204, from the profile alone: the select and Gosched frame
 // families (Summary.Spins) that dominate while little parks. A channel
 // ping-pong is busy too, but it parks on every exchange. selectnbrecv and
-// selectnbsend are a one-case select with a default: a warning. selectgo
-// is reported at info only: a select with a default and several cases
-// runs selectgo(block=false), which a profile cannot tell from a blocking
-// select whose channel is always ready (the fixed timerloop); the source
-// can (diagnose.Profile), and so can a trace (SD308). The Gosched calls of
-// runtime.GC's sweep loop are the GC's (classify's forced-GC rule and
-// ForcedGCYieldShare), not a spin.
+// selectnbsend are a one-case select with a default. The severity follows
+// the cost (finding.SpinSeverity), with one exception: selectgo is info while
+// channel communications complete at SelectCommShare of the CPU or more,
+// because a blocking select whose channel a producer keeps ready (the
+// fixed timerloop, 69–84% in select frames) looks like a select with a
+// default that spins; the source can tell (diagnose.Profile), and so can
+// a trace (SD308). Below it nothing is received or sent: whatever the
+// code, the CPU goes to selecting. The Gosched calls of runtime.GC's sweep
+// loop are the GC's (classify's forced-GC rule and ForcedGCYieldShare),
+// not a spin.
 func (a *analysis) busyWait() {
 	park := a.sum.ParkShare
 	for i, sp := range a.sum.Spins {
@@ -273,7 +276,7 @@ func (a *analysis) busyWait() {
 					"%.0f%% of the user CPU, at %s)", between.fn, between.part, at(between.lines, false)[3:])
 			}
 		}
-		what, fix, causes := spinWhat(sp.Kind, park, line)
+		what, fix, causes := spinWhat(sp.Kind, a.sum.CommShare, park, line)
 		if sp.Kind == CandYield && len(lines) == 0 {
 			fix += cutBy(classify.Yield)
 		}
@@ -302,14 +305,15 @@ func (a *analysis) busyWait() {
 				f.Evidence = append(f.Evidence, ev("heaviest stack of "+string(c)+": "+row.Chain, row.ChainShare, "% of "+string(c)))
 			}
 		}
+		f.Severity = finding.SpinSeverity(sp.Share, sp.Cores)
 		switch {
-		case sp.Kind == CandSelect:
-			f.Severity = finding.Info
-		case sp.Cores < a.th.BusyWait.Cores:
-			f.Severity = finding.Info
+		case sp.Cores < finding.SpinWarningCores:
 			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
-		case sp.Share >= 2*a.th.BusyWait.Share && sp.Cores >= 1:
-			f.Severity = finding.Critical
+		case sp.Kind == CandSelect && a.sum.CommShare >= SelectCommShare:
+			f.Severity = finding.Info
+		}
+		if sp.Kind == CandSelect {
+			f.Evidence = append(f.Evidence, ev("channel communications completed (chansend, chanrecv, a select's receive)", a.sum.CommShare, "%"))
 		}
 		a.out = append(a.out, f)
 		a.sum.Spins[i].Reported = true
@@ -334,12 +338,20 @@ func (a *analysis) preempt() {
 	if a.perProfilePreempt >= 0 {
 		evs = append(evs, ev("smallest preemption share among the profiles", a.perProfilePreempt, "%"))
 	}
+	// A profile does not record GOMAXPROCS or the CPUs: the same
+	// signature comes from a loop that never yields (a consumer retrying a
+	// lock-free queue's non-blocking Dequeue at once: preempted every
+	// 10ms at GOMAXPROCS = CPUs), so the message names both and the fix
+	// rules the loop out first.
 	a.add("SD208", a.th.Preempt, s, c, fmt.Sprintf("goes to async preemption (asyncPreempt) while the process ran at %.2f cores: "+
-		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like", a.sum.Cores),
+		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like, or a loop "+
+		"that never yields (a retry around a non-blocking call) where the preemptions land", a.sum.Cores),
 		[]classify.Cause{classify.Preempt},
-		"set GOMAXPROCS to the CPUs really available (check with `schedoctor procs`; in containers build with Go 1.25+ and "+
-			"go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; corroborate with `schedoctor trace` "+
-			"(Ps busier than CPUs, SD303)", evs...)
+		"first rule out a loop that never yields at the lines the preemptions hit (a spin on a non-blocking call, an "+
+			"atomic or a select with a default: `schedoctor lint`, or -src DIR so the profile reads it); else, when "+
+			"GOMAXPROCS is above the CPUs really available, set it to them (check with `schedoctor procs`; in containers "+
+			"build with Go 1.25+ and go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; "+
+			"corroborate with `schedoctor trace` (Ps busier than CPUs, SD303)", evs...)
 	// One profile must reach PreemptAlone; several must each reach
 	// Preempt.Share, so that one crowded moment does not make the verdict.
 	single := a.perProfilePreempt < 0
@@ -539,9 +551,13 @@ type funcCPU struct {
 // are cut, the code that runs between its yields is the only user code
 // that names the loop (a ring buffer's Poll: 2.3% of the CPU, all of the
 // user CPU), and a loop that yields with nothing else to do leaves little
-// else running.
+// else running. The function must also be cheap next to the yields
+// (onlyFuncShare of the profile at most): a loop's own check between
+// yields is; the work of other goroutines is not the loop (a Gosched spin
+// under LockOSThread beside workers that compute: 12% of the CPU in their
+// work, none at the spin's line).
 func (a *analysis) onlyUserFunc() *funcCPU {
-	const onlyFuncPart = 60.0
+	const onlyFuncPart, onlyFuncShare = 60.0, 5.0
 	per := map[string]float64{}
 	var tot float64
 	for _, l := range a.sum.UserLines {
@@ -553,7 +569,7 @@ func (a *analysis) onlyUserFunc() *funcCPU {
 		return nil
 	}
 	for fn, v := range per {
-		if 100*v/tot < onlyFuncPart {
+		if 100*v/tot < onlyFuncPart || v > onlyFuncShare {
 			continue
 		}
 		f := &funcCPU{fn: fn, part: 100 * v / tot}

@@ -48,6 +48,12 @@ type LineCPU struct {
 	// SpinShare is the part of Share in select and Gosched frames
 	// (selectgo, selectnb*, sellock, lock2 under them, Gosched).
 	SpinShare float64 `json:"spin_share"`
+	// WorkShare is the part of Share in the functions the line calls
+	// outside the runtime's wait frames (the standard library's or a
+	// dependency's code: crypto, encoding, I/O), rather than in the line's
+	// own instructions: a loop that spends its CPU there works, it does
+	// not wait (SpinWorkShare).
+	WorkShare float64 `json:"work_share"`
 }
 
 // Spin is the profile's own busy-wait verdict on one family of frames,
@@ -80,6 +86,10 @@ var (
 		"runtime.reflect_rselect")
 	nbSelectFrames = set("runtime.selectnbrecv", "runtime.selectnbsend")
 	yieldFrames    = set("runtime.Gosched", "runtime.gosched_m", "runtime.goschedImpl")
+	// commFrames complete a channel communication: a sender or receiver
+	// outside select, or a select's receive that hands a waiter on.
+	commFrames = set("runtime.chansend", "runtime.chansend1", "runtime.chanrecv", "runtime.chanrecv1", "runtime.chanrecv2",
+		"runtime.recv", "runtime.send", "runtime.recvDirect", "runtime.sendDirect", "runtime.(*waitq).dequeue")
 )
 
 func set(names ...string) map[string]bool {
@@ -125,6 +135,7 @@ type scan struct {
 	selCut     int64 // select frames with no user frame
 	yieldCut   int64 // Gosched frames with no user frame (cut by mcall)
 	selTotal   int64
+	comm       int64 // CPU in completed channel communications (commFrames), outside nb-selects
 	nbTotal    int64
 	yieldTotal int64
 	selN, nbN  int64
@@ -237,6 +248,7 @@ type stackAcc struct {
 
 type lineAcc struct {
 	v, n, spin, flat int64
+	work             int64 // flat time in the code the line calls (userAt > 0)
 	sel, nb, yield   int64
 	selN, nbN        int64
 }
@@ -275,8 +287,11 @@ func (a *analysis) scanSamples(ci int) *scan {
 		if userAt >= 0 {
 			rt = names[:userAt]
 		}
-		var sel, nb, yield, batch bool
+		var sel, nb, yield, batch, comm bool
 		for j, nm := range rt {
+			if commFrames[nm] || nm == "runtime.typedmemmove" && j+1 < len(rt) && rt[j+1] == "runtime.selectgo" {
+				comm = true
+			}
 			switch {
 			case nbSelectFrames[nm]:
 				nb = true
@@ -307,6 +322,13 @@ func (a *analysis) scanSamples(ci int) *scan {
 		}
 		if nb {
 			sel = false
+		} else if comm {
+			sc.comm += v
+		}
+		// The classifier's yield rules reach beyond the Gosched frames: a
+		// locked goroutine's hand-offs (stoplockedm, startlockedm).
+		if cl.Cause == classify.Yield && !forcedGC && !sel && !nb {
+			yield = true
 		}
 		if cl.Cause == classify.Timers {
 			sc.timerBy[timerDriver(rt)] += v
@@ -377,6 +399,9 @@ func (a *analysis) scanSamples(ci int) *scan {
 		la.n += n
 		if cl.Cause == classify.User {
 			la.flat += v
+			if userAt > 0 {
+				la.work += v
+			}
 		}
 		switch {
 		case nb:
@@ -424,9 +449,10 @@ func (a *analysis) candidates(sc *scan) {
 	cores := func(v int64) float64 { return float64(v) / float64(a.durNanos) }
 	park, _, _ := a.group(classify.Scheduler, classify.IdleSpin, classify.ThreadChurn)
 	s.ParkShare = park
+	s.CommShare = a.share(sc.comm)
 	for k, la := range sc.lines {
 		s.UserLines = append(s.UserLines, LineCPU{Function: k.fn, File: k.file, Line: int(k.line), Share: a.share(la.v),
-			Cores: cores(la.v), Samples: la.n, SpinShare: a.share(la.spin)})
+			Cores: cores(la.v), Samples: la.n, SpinShare: a.share(la.spin), WorkShare: a.share(la.work)})
 		u := UserLine{Function: k.fn, File: k.file, Line: int(k.line)}
 		add := func(kind string, v, n int64) {
 			u.Share = a.share(v)
@@ -565,14 +591,21 @@ func (a *analysis) thin() {
 	s.Thin = strings.Join(why, " and ") + ": too thin to rule causes out; profile for at least 30s while the program is under load"
 }
 
-// spinMessage explains a profile-only SD204 from what was measured.
-func spinWhat(kind string, park float64, line string) (what, fix string, causes []classify.Cause) {
+// spinWhat explains a profile-only SD204 from what was measured.
+func spinWhat(kind string, comm, park float64, line string) (what, fix string, causes []classify.Cause) {
 	switch kind {
 	case CandNBSelect:
 		return fmt.Sprintf("busy-waits in a select with one case and a default (selectnbrecv/selectnbsend) %s, with parking at only %.0f%% of CPU", line, park),
 			"remove the select's default so the goroutine blocks until a case is ready (see SD101)", []classify.Cause{classify.Channel}
 	case CandSelect:
-		return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: a select with a default that spins, or a blocking select whose channel is always ready (the profile cannot tell them apart; the source can: source not found, pass -src DIR)", line, park),
+		if comm < SelectCommShare {
+			return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU and channel communications completing at "+
+					"only %.0f%%: the select neither blocks nor receives, so it spins (a default that neither blocks nor leaves, "+
+					"or a case always ready with nothing to receive: a closed channel, a done context)", line, park, comm),
+				"if the select has a default inside a loop, remove the default so it blocks (see SD101); if a case is always " +
+					"ready (a closed channel, a cancelled context), leave the loop when it fires", []classify.Cause{classify.Channel}
+		}
+		return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: a select with a default that spins, or a blocking select whose channel is always ready (channel communications complete at %.0f%% of the CPU, so the profile cannot tell them apart; the source can: source not found, pass -src DIR)", line, park, comm),
 			"if the select has a default inside a loop, remove the default so it blocks (see SD101); if it blocks already, the channel is always ready and the CPU is the work", []classify.Cause{classify.Channel}
 	}
 	return fmt.Sprintf("busy-waits yielding with runtime.Gosched %s, with parking at only %.0f%% of CPU", line, park),

@@ -1,8 +1,9 @@
 package profile
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/schedoctor/schedoctor/profile/classify"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,21 +44,32 @@ func spinKinds(fs []finding.Finding) []string {
 	return out
 }
 
+// stkSend is a producer keeping a select's channel ready.
+var stkSend = []string{"runtime.chansend", "runtime.chansend1", "main.produce@/app/h.go:20", "main.main"}
+
 func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
-	res, err := Analyze([]*profile.Profile{mix(2, stkSelectGo, 0.6, stkSelectLock, 1.3, stkUser, 0.1)}, Options{})
+	// A select at 60% of the CPU beside a producer's sends at 35%: it may
+	// be an always-ready blocking select (the lab timerloop's fixed twin:
+	// 69–84% in select, 24–26% in communications), so info, never
+	// warning, while communications complete at SelectCommShare or more.
+	res, err := Analyze([]*profile.Profile{mix(2, stkSelectGo, 0.4, stkSelectLock, 0.8, stkSend, 0.7, stkUser, 0.1)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// selectgo may be an always-ready blocking select: info, never warning.
 	if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "select:info" {
 		t.Fatalf("SD204 kinds %v, want [select:info]\n%s", got, describe(res))
 	}
-	f := res.Findings[0]
+	var f finding.Finding
+	for _, g := range res.Findings {
+		if SpinKind(g) != "" {
+			f = g
+		}
+	}
 	if len(f.Locations) == 0 || f.Locations[0].Line != 37 || !strings.Contains(f.Message, "pass -src DIR") {
 		t.Errorf("finding %+v: want the select's line 37 and the -src hint", f)
 	}
 	if rules(res.Findings, finding.Warning) != nil {
-		t.Errorf("warnings %v from selectgo alone", rules(res.Findings, finding.Warning))
+		t.Errorf("warnings %v from selectgo beside a producer", rules(res.Findings, finding.Warning))
 	}
 	var c *Candidate
 	for i := range res.Summary.Candidates {
@@ -65,13 +77,40 @@ func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
 			c = &res.Summary.Candidates[i]
 		}
 	}
-	if c == nil || c.Line != 37 || c.Share < 90 || c.Cores < 0.9 {
-		t.Fatalf("select candidate %+v, want line 37 at ~95%% and ~0.95 cores", c)
+	if c == nil || c.Line != 37 || c.Share < 55 || c.Cores < 0.55 {
+		t.Fatalf("select candidate %+v, want line 37 at ~60%% and ~0.6 cores", c)
 	}
 	// The per-line CPU lets the join sum a loop: the select line holds the
 	// select frames and the lock under them.
-	if l := res.Summary.UserLines[0]; l.Line != 37 || l.SpinShare < 90 {
+	if l := res.Summary.UserLines[0]; l.Line != 37 || l.SpinShare < 55 {
 		t.Errorf("top user line %+v, want line 37 with its spin share", l)
+	}
+}
+
+// TestSelectGoAloneWarnsByCost: 95% of the CPU in selectgo and the lock
+// under it, no parking, 5% elsewhere, no communication completed (issue
+// 20's busy handler without its source): the select neither blocks nor
+// receives, so the cost decides: critical at 0.95 cores. Fails on the code that made selectgo
+// info whatever its share.
+func TestSelectGoAloneWarnsByCost(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		seconds float64 // the profile's duration: the same samples over more time cost fewer cores
+		want    finding.Severity
+	}{
+		{"a whole core", 2, finding.Critical},
+		{"half a core", 4, finding.Warning},
+		{"cheap", 60, finding.Info},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Analyze([]*profile.Profile{mix(c.seconds, stkSelectGo, 0.6, stkSelectLock, 1.3, stkUser, 0.1)}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "select:"+c.want.String() {
+				t.Fatalf("SD204 kinds %v, want [select:%s]\n%s", got, c.want, describe(res))
+			}
+		})
 	}
 }
 
@@ -241,10 +280,8 @@ func TestThinProfileSaysSo(t *testing.T) {
 	if !strings.Contains(thin.Summary.Thin, "only 19 samples") || !strings.Contains(thin.Summary.Thin, "at least 30s") {
 		t.Errorf("thin note %q", thin.Summary.Thin)
 	}
-	var b bytes.Buffer
-	thin.Summary.WriteText(&b)
-	if !strings.Contains(b.String(), "THIN EVIDENCE: only 19 samples") {
-		t.Errorf("text does not show the thin note:\n%s", b.String())
+	if got := thin.Summary.ThinEvidence(); got != thin.Summary.Thin {
+		t.Errorf("ThinEvidence %q, want the Thin note %q (the renderers print it at the top)", got, thin.Summary.Thin)
 	}
 	enough, err := Analyze([]*profile.Profile{mix(8, stkUser, 2.0)}, Options{})
 	if err != nil {
@@ -354,5 +391,120 @@ func TestUserStacksWalkInlinedCallers(t *testing.T) {
 	}
 	if st[0].Share != 60 || st[1].Share != 20 {
 		t.Errorf("shares %.1f, %.1f, want 60 and 20", st[0].Share, st[1].Share)
+	}
+}
+
+// TestRecordedSelectSpinAndItsWorkTwin reads recordings of
+// testdata/spinwork (issue 20's handler wait, recorded on the shared
+// 2-CPU machine at 0.56 cores) with no source: the select spin (90% in
+// selectgo) warns by its cost at its select line; the same loop whose
+// default hashes a buffer (98% of its CPU in SHA-256) has no busy-wait
+// finding; the lab timerloop's fixed twin (a producer keeping a blocking
+// select's channel ready, 69% and 84% in select frames) warns of nothing.
+func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want finding.Severity // of SD204; -1: none
+		line int
+	}{
+		{"spinwork-select", finding.Warning, 31},
+		{"spinwork-work", -1, 0},
+		{"timerloop-fixed", finding.Info, 0},
+		{"timerloop-fixed-84", finding.Info, 0}, // 84% in select frames, 24% in communications
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			p, err := ReadFile(filepath.Join("testdata", "lab", c.file+".pb.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Analyze([]*profile.Profile{p}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sd []finding.Finding
+			for _, f := range res.Findings {
+				if f.Rule == "SD204" {
+					sd = append(sd, f)
+				}
+				if f.Rule != "SD204" && f.Severity >= finding.Warning {
+					t.Errorf("warning %s: %s", f.Rule, f.Message)
+				}
+			}
+			switch {
+			case c.want < 0 && len(sd) > 0:
+				t.Errorf("the loop's work called a busy wait: %+v", sd)
+			case c.want == finding.Info && len(sd) > 0 && sd[0].Severity > finding.Info:
+				t.Errorf("an always-ready blocking select warned: %s", sd[0].Message)
+			case c.want >= finding.Warning && (len(sd) != 1 || sd[0].Severity < c.want):
+				t.Fatalf("SD204 %+v, want one at %s or above\n%s", sd, c.want, describe(res))
+			case c.want >= finding.Warning && (sd[0].Locations[0].Line != c.line ||
+				!strings.HasSuffix(sd[0].Locations[0].File, "spinwork/main.go")):
+				t.Errorf("SD204 at %v, want spinwork/main.go:%d", sd[0].Locations, c.line)
+			}
+		})
+	}
+}
+
+// TestSD204DocQuotesTheThresholds: the rule's docs state the numbers the
+// code uses (one place for each threshold, quoted by the catalog).
+func TestSD204DocQuotesTheThresholds(t *testing.T) {
+	d := finding.MustLookup("SD204").Detection
+	for _, want := range []string{
+		fmt.Sprintf("warning from %.2f cores", finding.SpinWarningCores),
+		fmt.Sprintf("critical from %.2f cores that are also %.0f%% of the CPU", finding.SpinCriticalCores, finding.SpinCriticalShare),
+		fmt.Sprintf("channel communications complete at %.0f%% of the CPU or more", SelectCommShare),
+		fmt.Sprintf("when %.0f%% or more of the loop's CPU is in the calls", SpinWorkShare),
+		fmt.Sprintf("at ≥ %.0f%% of CPU with ≥ %d samples", DefaultThresholds.BusyWait.Share, DefaultThresholds.MinSamples),
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("SD204's Detection does not say %q", want)
+		}
+	}
+}
+
+// TestLockedThreadYieldIsAYieldSpin reads a recording of
+// testdata/lockedyield: a goroutine locked to its thread spinning on
+// runtime.Gosched beside workers that compute now and then. Each yield
+// hands the P to another thread and back (stoplockedm, startlockedm):
+// that futex and handoffp churn is the yield's cost, so the profile gives
+// SD204 (yield) at warning, and no SD201 "a spinning M" with a sleep-poll
+// fix; the workers' code is not named as the loop. The close negative: a
+// locked goroutine restarted after a real wait (startlockedm with no
+// locked yield in the profile) stays thread churn. Fails on the old
+// classifier (SD201 warning, 14% yield).
+func TestLockedThreadYieldIsAYieldSpin(t *testing.T) {
+	p, err := ReadFile(filepath.Join("testdata", "lab", "lockedyield.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Analyze([]*profile.Profile{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spinKinds(res.Findings); len(got) != 1 || got[0] != "yield:warning" {
+		t.Errorf("SD204 kinds %v, want [yield:warning]\n%s", got, describe(res))
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "SD201" && f.Severity >= finding.Warning {
+			t.Errorf("the locked yield's hand-offs called thread churn: %s", f.Message)
+		}
+		for _, l := range f.Locations {
+			if l.Function == "main.work" && f.Rule == "SD204" {
+				t.Errorf("the workers' code named as the yield loop: %v", f.Locations)
+			}
+		}
+	}
+
+	stkStartLocked := []string{"runtime.futex", "runtime.futexwakeup", "runtime.notewakeup", "runtime.startlockedm",
+		"runtime.schedule", "runtime.park_m", "runtime.mcall"}
+	res, err = Analyze([]*profile.Profile{mix(2, stkStartLocked, 0.5, stkUser, 0.5)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spinKinds(res.Findings); len(got) != 0 {
+		t.Errorf("a locked goroutine's restart with no locked yield called a yield spin: %v", got)
+	}
+	if r := res.Summary.row(classify.ThreadChurn); r.Share < 40 {
+		t.Errorf("thread churn %.0f%%, want the restarts (50%%) there", r.Share)
 	}
 }

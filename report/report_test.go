@@ -218,3 +218,58 @@ func TestRuleMarkdown(t *testing.T) {
 		t.Error("SD401 has no code examples but the page shows a Wrong section")
 	}
 }
+
+// thinSummary is a summary whose evidence is too thin, nested the way
+// check's summary holds the profile's.
+type thinSummary struct{ note string }
+
+func (s *thinSummary) ThinEvidence() string { return s.note }
+func (s *thinSummary) WriteText(w io.Writer) error {
+	_, err := io.WriteString(w, "CAUSE TABLE\n")
+	return err
+}
+
+type nestedSummary struct {
+	Profile *thinSummary
+	Trace   *thinSummary
+	Other   []int
+}
+
+// TestTextThin: a thin profile's note is the report's first line, above
+// the tables, and "no findings" says the evidence could not rule causes
+// out; enough evidence prints neither (the close negative). Fails on the
+// renderer that printed "no findings" with the note only inside the table.
+func TestTextThin(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		summary any
+		fs      []finding.Finding
+		first   string
+		tail    string
+	}{
+		{"no findings", &thinSummary{"only 3 samples; profile for at least 30s"}, nil,
+			"NOT ENOUGH EVIDENCE: only 3 samples; profile for at least 30s",
+			"schedoctor profile: no findings, but not enough evidence to rule causes out (see the top)\n"},
+		{"nested, with findings", nestedSummary{Profile: &thinSummary{"only 3 samples"}, Trace: &thinSummary{""}},
+			sample.Findings[:1], "NOT ENOUGH EVIDENCE: only 3 samples",
+			""},
+		{"enough", &thinSummary{""}, nil, "CAUSE TABLE", "schedoctor profile: no findings\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Text(&b, Report{Source: finding.SourceProfile, Findings: tc.fs, Summary: tc.summary}, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if first, _, _ := strings.Cut(out, "\n"); first != tc.first {
+				t.Errorf("first line %q, want %q\n%s", first, tc.first, out)
+			}
+			if tc.tail != "" && !strings.HasSuffix(out, tc.tail) {
+				t.Errorf("report does not end with %q:\n%s", tc.tail, out)
+			}
+			if tc.fs != nil && !strings.Contains(out, "1 finding (1 warning); not enough evidence to rule other causes out") {
+				t.Errorf("header does not say the evidence is thin:\n%s", out)
+			}
+		})
+	}
+}

@@ -44,6 +44,15 @@ func Text(w io.Writer, r Report, opt TextOptions) error {
 	}
 	bw := bufio.NewWriter(w)
 	p := &textPrinter{w: bw, opt: opt}
+	// Thin evidence comes first: the tables and a "no findings" below it
+	// rest on too little to rule causes out.
+	thin := Thin(r.Summary)
+	for _, t := range thin {
+		p.wrap("", "  ", p.paint(severityColor[finding.Warning], strings.ToUpper(ThinPrefix))+textsafe.String(t))
+	}
+	if len(thin) > 0 {
+		fmt.Fprintln(bw)
+	}
 	if ws, ok := r.Summary.(WidthTextSummary); ok && ws != nil {
 		width := opt.Width
 		if opt.Wide {
@@ -62,10 +71,15 @@ func Text(w io.Writer, r Report, opt TextOptions) error {
 	fs := append([]finding.Finding(nil), r.Findings...)
 	finding.Sort(fs)
 	if len(fs) == 0 {
-		fmt.Fprintf(bw, "schedoctor %s: no findings\n", r.Source)
+		if len(thin) > 0 {
+			fmt.Fprintf(bw, "schedoctor %s: no findings, but not enough evidence to rule causes out (see the top)\n",
+				textsafe.String(string(r.Source)))
+			return bw.Flush()
+		}
+		fmt.Fprintf(bw, "schedoctor %s: no findings\n", textsafe.String(string(r.Source)))
 		return bw.Flush()
 	}
-	p.header(r.Source, fs)
+	p.header(r.Source, fs, len(thin) > 0)
 	if opt.Compact {
 		for _, f := range fs {
 			p.compact(f)
@@ -96,7 +110,7 @@ func (p *textPrinter) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (p *textPrinter) header(src finding.Source, fs []finding.Finding) {
+func (p *textPrinter) header(src finding.Source, fs []finding.Finding, thin bool) {
 	counts := map[finding.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
@@ -111,7 +125,11 @@ func (p *textPrinter) header(src finding.Source, fs []finding.Finding) {
 	if len(fs) == 1 {
 		noun = "finding"
 	}
-	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)\n", textsafe.String(string(src)), len(fs), noun, strings.Join(parts, ", "))
+	more := ""
+	if thin {
+		more = "; not enough evidence to rule other causes out (see the top)"
+	}
+	fmt.Fprintf(p.w, "schedoctor %s: %d %s (%s)%s\n", textsafe.String(string(src)), len(fs), noun, strings.Join(parts, ", "), more)
 }
 
 func (p *textPrinter) compact(f finding.Finding) {

@@ -245,7 +245,8 @@ func srcProfile(t *testing.T) string {
 
 // TestProfileSrcGolden joins a profile's hot select with the source found
 // under -src: SD204 at the select's line with both sources' evidence, and
-// without -src the profile's own info finding that asks for it.
+// without -src the profile's own finding, by its cost, and a source report
+// that asks for -src.
 func TestProfileSrcGolden(t *testing.T) {
 	prof := srcProfile(t)
 	dir := filepath.Join("testdata", "profilesrc")
@@ -281,10 +282,12 @@ func TestProfileSrcGolden(t *testing.T) {
 		got.Summary.Source.Found != 1 || len(got.Summary.Loops) != 1 || !got.Summary.Loops[0].Spin {
 		t.Errorf("JSON %+v", got)
 	}
-	// Without -src the recorded path does not exist: the report says so.
+	// Without -src the recorded path does not exist: the report says so,
+	// and the select still warns by its cost (no parking, no
+	// communication completed: issue 20's "warn by cost, explain by code").
 	code, out, _ = run(t, "", "profile", prof)
-	if code != ExitClean {
-		t.Errorf("without -src: exit %d, want clean (the select alone is info)", code)
+	if code != ExitFindings || !strings.Contains(out, "1 finding (1 critical)") {
+		t.Errorf("without -src: exit %d, want a critical SD204 by its cost:\n%s", code, out)
 	}
 	checkGolden(t, filepath.Join("profile-src", "without-src.txt"), out)
 	if !strings.Contains(out, "pass -src DIR") {

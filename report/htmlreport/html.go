@@ -75,6 +75,12 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 			"base-uri 'none'; form-action 'none'",
 	}
 	page.Counts = counts(fs)
+	for _, t := range report.Thin(r.Summary) {
+		page.Thin = append(page.Thin, clean(report.ThinPrefix+t))
+	}
+	if len(page.Thin) > 0 {
+		page.Counts += "; not enough evidence to rule causes out"
+	}
 	for _, f := range fs {
 		page.Findings = append(page.Findings, findingView(f))
 	}
@@ -180,6 +186,7 @@ type pageData struct {
 	CSP                    string
 	Data                   template.JS
 	Counts                 string
+	Thin                   []string // thin-evidence notes, shown under the heading
 	Findings               []findingData
 	Summary                string
 	Sets                   []setData

@@ -280,3 +280,36 @@ func TestPicturesNav(t *testing.T) {
 		t.Error("a report of one picture set lists its pictures")
 	}
 }
+
+type thinSummary struct{}
+
+func (thinSummary) ThinEvidence() string {
+	return "only 3 samples (0.03s of CPU); profile for at least 30s"
+}
+
+// TestThinHeading: a thin profile's HTML report says so in its heading,
+// not "no findings" with the note only inside the figures. Fails on the
+// report whose heading read "no findings".
+func TestThinHeading(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, report.Report{Source: finding.SourceProfile, Summary: thinSummary{}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	head, _, _ := strings.Cut(page, `<section id="findings"`)
+	for _, want := range []string{
+		"<title>schedoctor profile: no findings; not enough evidence to rule causes out</title>",
+		`<p class="thin" role="note"><strong>not enough evidence: only 3 samples (0.03s of CPU); profile for at least 30s</strong></p>`,
+	} {
+		if !strings.Contains(head, want) {
+			t.Errorf("heading lacks %q:\n%s", want, head)
+		}
+	}
+	b.Reset()
+	if err := Render(&b, report.Report{Source: finding.SourceProfile}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "not enough evidence") {
+		t.Error("a report without a thin summary says the evidence is thin")
+	}
+}
