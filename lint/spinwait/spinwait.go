@@ -52,6 +52,7 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	}
 	loop := astutil.LoopAt(info, stack, len(stack)-1)
 	s := spin{info: info, facts: facts, loop: loop, incs: map[types.Object]int{}, alias: map[types.Object]ast.Expr{}, bounds: map[types.Object]bool{}}
+	s.awaiting = awaitedStates(info, f)
 	if f.Cond != nil {
 		s.waits(f.Cond)
 		s.bound(f.Cond)
@@ -157,10 +158,11 @@ func (w *casPaths) stmt(st ast.Stmt, done bool) bool {
 			return w.stmt(st.Else, done)
 		}
 		done = done || w.s.swaps(st.Cond)
-		then := w.stmt(st.Body, done)
-		other := done
+		staleThen, staleElse := w.s.snapshotCheck(st.Cond)
+		then := w.stmt(st.Body, done || staleThen)
+		other := done || staleElse
 		if st.Else != nil {
-			other = w.stmt(st.Else, done)
+			other = w.stmt(st.Else, done || staleElse)
 		}
 		return then && other
 	case *ast.SwitchStmt:
@@ -395,6 +397,36 @@ func stmtNodes(list []ast.Stmt) []ast.Node {
 	return out
 }
 
+// snapshotCheck reads a consistency check of a snapshot: cond compares a
+// variable the loop loaded from an atomic word with a fresh load of the
+// same word (tail == q.tail.Load(), in a Michael–Scott queue). The arm
+// where they differ runs only when another goroutine changed the word
+// between the two loads, which in a lock-free structure is a CAS that won:
+// going round from it is a retry bounded by contention, as after a CAS
+// this goroutine lost. It returns which arm that is: the else of ==, the
+// then of !=.
+func (s *spin) snapshotCheck(cond ast.Expr) (staleThen, staleElse bool) {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+		return false, false
+	}
+	for _, pair := range [2][2]ast.Expr{{b.X, b.Y}, {b.Y, b.X}} {
+		v := s.aliased(pair[0])
+		fresh, ok := ast.Unparen(pair[1]).(*ast.CallExpr)
+		if v == nil || !ok {
+			continue
+		}
+		snap, ok := ast.Unparen(s.alias[v]).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if target := loadTarget(s.info, fresh); target != "" && target == loadTarget(s.info, snap) {
+			return b.Op == token.NEQ, b.Op == token.EQL
+		}
+	}
+	return false, false
+}
+
 // signTest reads a comparison of a variable with zero (d == 0, d < 0,
 // 0 < d ...) as the variable and the operator with d on the left.
 func signTest(info *types.Info, cond ast.Expr) (types.Object, token.Token, bool) {
@@ -480,7 +512,9 @@ func (s *spin) swaps(n ast.Node) bool {
 			return false
 		case *ast.CallExpr:
 			fn := analysisutil.Callee(s.info, n)
-			if blocking.IsCAS(fn) {
+			if s.awaiting[n] {
+				// fails while the state is not there yet: not a lost race
+			} else if blocking.IsCAS(fn) {
 				found = true
 			} else if fn != nil {
 				if f := s.facts.Of(fn); f.Kind == blocking.NeverBlocks && f.Swaps {
@@ -560,6 +594,77 @@ type spin struct {
 	// loop: its own, and those of ifs whose branch always leaves.
 	bounds map[types.Object]bool
 	helper *types.Func // a never-blocking helper the loop waits on
+	// awaiting holds the compare-and-swaps from a fixed state that the
+	// loop retries blindly (awaitedStates): waits, not retries.
+	awaiting map[*ast.CallExpr]bool
+}
+
+// awaitedStates returns the compare-and-swaps of a loop that wait for
+// another goroutine to put a word into a state: the loop's condition (for
+// !atomic.CompareAndSwapInt32(&q.state, ready, reading) { runtime.Gosched()
+// }), or the condition of an if that leaves the loop and is its body's
+// first statement, is a CAS whose old and new values are both constants,
+// and the old one is not the zero value. Nothing in the loop reads the
+// word before trying, so a failed round does not mean another goroutine's
+// CAS won (a retry bounded by contention): mostly it means the word is not
+// in that state yet (an idle queue, a slot not yet filled), and the loop
+// spins until a producer comes. A CAS from the zero value (0, false, nil)
+// to a constant is a lock's or a one-time slot's acquire, which the rule
+// leaves to the lock's author (acquires). A state-machine transition that
+// loads the state first and tries the CAS only when it holds is not
+// blind, and is not returned.
+func awaitedStates(info *types.Info, f *ast.ForStmt) map[*ast.CallExpr]bool {
+	conds := []ast.Expr{f.Cond}
+	if len(f.Body.List) > 0 {
+		loop := astutil.Loop{Stmt: f}
+		if ifs, ok := f.Body.List[0].(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && astutil.Leaves(info, ifs.Body, loop, true) {
+			conds = append(conds, ifs.Cond)
+		}
+	}
+	var out map[*ast.CallExpr]bool
+	for _, c := range conds {
+		if c == nil {
+			continue
+		}
+		c = ast.Unparen(c)
+		if u, ok := c.(*ast.UnaryExpr); ok && u.Op == token.NOT {
+			c = ast.Unparen(u.X)
+		}
+		if call, ok := c.(*ast.CallExpr); ok && fixedStateCAS(info, call) {
+			if out == nil {
+				out = map[*ast.CallExpr]bool{}
+			}
+			out[call] = true
+		}
+	}
+	return out
+}
+
+// fixedStateCAS reports a compare-and-swap whose old and new values are
+// constants, the old one not the zero value: CompareAndSwap(ready, reading).
+func fixedStateCAS(info *types.Info, call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(info, call)
+	if !blocking.IsCAS(fn) {
+		return false
+	}
+	old := 0 // method: CompareAndSwap(old, new)
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() == nil {
+		old = 1 // function: CompareAndSwapT(addr, old, new)
+	}
+	if len(call.Args) != old+2 {
+		return false
+	}
+	o, n := info.Types[call.Args[old]], info.Types[call.Args[old+1]]
+	if o.Value == nil || n.Value == nil {
+		return false
+	}
+	switch o.Value.Kind() {
+	case constant.Bool:
+		return constant.BoolVal(o.Value)
+	case constant.Int:
+		return constant.Sign(o.Value) != 0
+	}
+	return false
 }
 
 // waits checks a condition the loop waits on, and notes whether it reads
@@ -729,6 +834,9 @@ func (s *spin) write(call *ast.CallExpr) {
 	switch {
 	case isTryLock(s.info, call):
 		// A TryLock spin waits for the holder to unlock.
+	case s.awaiting[call]:
+		// A blind CAS from a fixed state waits for the state.
+		s.shared = true
 	case acquires(s.info, call):
 		// CAS(nil or 0 → mine): a lock or a first-store guard that
 		// a hand-made synchronisation primitive spins on by design.
@@ -760,6 +868,23 @@ func (s *spin) stmt(st ast.Stmt) {
 		s.expr(st.X)
 	case *ast.AssignStmt:
 		s.assign(st)
+	case *ast.DeclStmt:
+		// var x = e is x := e, spelled another way: the same re-read.
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return // a type or constant declared in the loop runs nothing
+		}
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) == 0 {
+				continue // a zero value: the goroutine's own, reads nothing
+			}
+			lhs := make([]ast.Expr, len(vs.Names))
+			for i, n := range vs.Names {
+				lhs[i] = n
+			}
+			s.assign(&ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, TokPos: vs.Pos(), Rhs: vs.Values})
+		}
 	case *ast.IncDecStmt:
 		id, ok := ast.Unparen(st.X).(*ast.Ident)
 		obj := s.info.Uses[id]
