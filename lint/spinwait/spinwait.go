@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -48,6 +49,10 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 		return
 	}
 	if astutil.IsCounted(info, f) {
+		return
+	}
+	if cond, yields, ok := clockSpin(info, f); ok && !busyDelay(info, cond, stack) {
+		reportClock(pass, res, f, cond, yields)
 		return
 	}
 	loop := astutil.LoopAt(info, stack, len(stack)-1)
@@ -525,6 +530,137 @@ func (s *spin) swaps(n ast.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// clockSpin recognises a busy wait on the clock: a loop whose only exit
+// is a test of the clock (for time.Now().Before(deadline) {}, for
+// !t.After(time.Now()) {}, for { if time.Since(start) > d { break } }),
+// whose body does nothing but yield or count. It holds a core until the
+// deadline for what time.Sleep(time.Until(deadline)) does parked. A loop
+// that does anything else while the clock runs (a call, an assignment, a
+// read of another goroutine's state) is a deadline-bounded loop doing work
+// or polling with a timeout, and is not this.
+func clockSpin(info *types.Info, f *ast.ForStmt) (cond ast.Expr, yields int, ok bool) {
+	body := f.Body.List
+	cond = f.Cond
+	if cond == nil {
+		if len(body) == 0 || f.Init != nil || f.Post != nil {
+			return nil, 0, false
+		}
+		ifs, ok := body[0].(*ast.IfStmt)
+		if !ok || ifs.Init != nil || ifs.Else != nil || len(ifs.Body.List) != 1 ||
+			!astutil.Leaves(info, ifs.Body, astutil.Loop{Stmt: f}, true) {
+			return nil, 0, false
+		}
+		if _, isBranch := ifs.Body.List[0].(*ast.BranchStmt); !isBranch {
+			if _, isReturn := ifs.Body.List[0].(*ast.ReturnStmt); !isReturn {
+				return nil, 0, false
+			}
+		}
+		cond, body = ifs.Cond, body[1:]
+	}
+	if !clockOnly(info, cond) {
+		return nil, 0, false
+	}
+	for _, st := range body {
+		switch st := st.(type) {
+		case *ast.EmptyStmt:
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(st.X).(*ast.Ident); !ok || !analysisutil.Local(info.Uses[id]) {
+				return nil, 0, false
+			}
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+			if !ok || astutil.ClassifyCall(info, call) != astutil.Yield {
+				return nil, 0, false
+			}
+			yields++
+		default:
+			return nil, 0, false
+		}
+	}
+	return cond, yields, true
+}
+
+// busyDelay reports the deliberate busy delay: the clock condition
+// measures the time since a start read just before the loop (start :=
+// time.Now(); for time.Since(start) < d {}), which burns the CPU for a set
+// duration on purpose (simulated work in a load generator, a delay
+// shorter than a sleep's resolution). A wait for a deadline that comes
+// from elsewhere (a parameter, a field, a time computed earlier) is not.
+func busyDelay(info *types.Info, cond ast.Expr, stack []ast.Node) bool {
+	if len(stack) < 2 {
+		return false
+	}
+	loop := stack[len(stack)-1]
+	parent := stack[len(stack)-2]
+	if l, ok := parent.(*ast.LabeledStmt); ok && len(stack) >= 3 {
+		loop, parent = l, stack[len(stack)-3]
+	}
+	block, ok := parent.(*ast.BlockStmt)
+	if !ok {
+		return false
+	}
+	i := slices.Index(block.List, loop.(ast.Stmt))
+	if i < 1 {
+		return false
+	}
+	as, ok := block.List[i-1].(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok || !analysisutil.IsFunc(analysisutil.Callee(info, call), "time", "Now") {
+		return false
+	}
+	start := info.Defs[as.Lhs[0].(*ast.Ident)]
+	return start != nil && astutil.Uses(info, cond, func(o types.Object) bool { return o == start })
+}
+
+// clockOnly reports whether cond reads the clock and, besides, only
+// variables, constants and conversions: every call in it is a clock read
+// (time.Now, Since, Until) or a comparison of times and durations
+// (Time.Before, After, Equal, Compare, Sub).
+func clockOnly(info *types.Info, cond ast.Expr) bool {
+	clock, other := false, false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			other = true
+		case *ast.UnaryExpr:
+			other = n.Op == token.ARROW
+		case *ast.CallExpr:
+			fn := analysisutil.Callee(info, n)
+			switch {
+			case analysisutil.IsFunc(fn, "time", "Now", "Since", "Until"):
+				clock = true
+			case analysisutil.IsMethod(fn, "time", "Time", "Before", "After", "Equal", "Compare", "Sub", "Add"),
+				analysisutil.IsMethod(fn, "time", "Duration", "Seconds", "Milliseconds", "Microseconds", "Nanoseconds"):
+			default:
+				if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+					other = true
+				}
+			}
+		}
+		return !other
+	})
+	return clock && !other
+}
+
+// reportClock reports a busy wait on the clock, with the fix that parks.
+func reportClock(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, cond ast.Expr, yields int) {
+	note := ""
+	if yields > 0 {
+		note = " (runtime.Gosched does not park)"
+	}
+	analysisutil.Report(pass, res, rule, f,
+		fmt.Sprintf("loop spins on the clock until %s, holding a core%s; sleep until the deadline with time.Sleep or a time.Timer instead", types.ExprString(cond), note),
+		[]finding.Evidence{
+			{Label: "runtime.Gosched calls per iteration", Value: float64(yields)},
+			{Label: "blocking operations in the loop", Value: 0},
+			{Label: "statements in the loop body", Value: float64(len(f.Body.List))},
+			{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
+		})
 }
 
 // isEmptyForever reports for {} and for true {}: a loop with nothing in it

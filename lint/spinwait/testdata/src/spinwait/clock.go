@@ -1,0 +1,92 @@
+package spinwait
+
+import (
+	"runtime"
+	"time"
+)
+
+// Busy waits on the clock (time.Time.After and friends are methods on a
+// time, not timers): the loop holds a core until the deadline.
+
+type limiter struct {
+	deadline time.Time
+	work     func()
+}
+
+// Positives.
+
+func waitUntil(deadline time.Time) {
+	for time.Now().After(deadline) == false { // want `loop spins on the clock until time.Now\(\).After\(deadline\) == false, holding a core; sleep until the deadline`
+	}
+}
+
+func waitNotAfter(t time.Time) {
+	for !t.After(time.Now()) { // want `loop spins on the clock until !t.After\(time.Now\(\)\)`
+	}
+}
+
+func (l *limiter) waitYield() {
+	for time.Now().Before(l.deadline) { // want `loop spins on the clock until .*\(runtime.Gosched does not park\)`
+		runtime.Gosched()
+	}
+}
+
+func waitSince(start time.Time, d time.Duration) int {
+	spins := 0
+	for { // want `loop spins on the clock until time.Since\(start\) > d`
+		if time.Since(start) > d {
+			break
+		}
+		spins++
+	}
+	return spins
+}
+
+// Close negative: a busy delay measured from a start read just before the
+// loop burns the CPU for a set time on purpose (busyDelay in a.go too).
+func burn(d time.Duration) int {
+	spins := 0
+	start := time.Now()
+	for {
+		if time.Since(start) > d {
+			break
+		}
+		spins++
+	}
+	return spins
+}
+
+// Negatives.
+
+// A deadline-bounded loop doing work.
+func (l *limiter) workUntil() {
+	for time.Now().Before(l.deadline) {
+		l.work()
+	}
+}
+
+// Polling a flag with a timeout: the flag is what it waits on, and the
+// clock only bounds it (an adaptive spin before a blocking fallback).
+func flagWithTimeout(deadline time.Time) bool {
+	for time.Now().Before(deadline) {
+		if ready.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// Sleeping until the deadline.
+func sleepUntil(deadline time.Time) {
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A counted loop that reads the clock.
+func measure(n int) time.Duration {
+	start := time.Now()
+	for i := 0; i < n && time.Since(start) < time.Second; i++ {
+	}
+	return time.Since(start)
+}
