@@ -226,6 +226,14 @@ func (c *checker) pathMayBlock(path []ast.Node, loop astutil.Loop, sleep *ast.Ca
 			return !lit
 		})
 	}
+	if f, ok := loop.Stmt.(*ast.ForStmt); ok && f.Cond != nil {
+		polled[f.Cond] = true
+	}
+	for cond := range polled {
+		if c.surelyBlocks(cond) {
+			return astutil.Effects{}, true // the loop waits in what it polls
+		}
+	}
 	held, _ := heldLocks(info, path)
 	eff := astutil.Effects{Facts: pollFacts{c.facts}}
 	for _, p := range path {
@@ -288,4 +296,30 @@ type pollFacts struct{ r *blocking.Result }
 func (p pollFacts) NeverBlocks(fn *types.Func) bool {
 	f := p.r.Of(fn)
 	return f.Kind == blocking.NeverBlocks || f.Locks
+}
+
+// surelyBlocks reports whether evaluating a polled condition parks the
+// goroutine: it receives from a channel, or calls a function that always
+// blocks by its lint/blocking fact (for !s.waitReady() { ... }, where
+// waitReady receives). The loop then waits in its condition, and the
+// sleep is not its wait. Other calls in a condition are what the loop
+// polls, whatever they do.
+func (c *checker) surelyBlocks(cond ast.Node) bool {
+	found := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.ARROW
+		case *ast.CallExpr:
+			if fn := analysisutil.Callee(c.pass.TypesInfo, n); fn != nil {
+				if f := c.facts.Of(fn); f.Kind == blocking.Blocks && !f.Locks {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -66,6 +66,11 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 		s.stmt(f.Post)
 	}
 	s.stmt(f.Body)
+	if f.Cond != nil && !s.shared && s.readsShared(f.Cond, 0) {
+		// The condition reads a variable the body re-reads from shared
+		// state (v := s.state.Load(); for v != 2 { v = s.state.Load() }).
+		s.shared = true
+	}
 	if s.bad || s.progress || (!s.shared && s.yields == 0) {
 		return
 	}

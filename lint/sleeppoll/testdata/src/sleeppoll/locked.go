@@ -214,3 +214,19 @@ func pausedPacing() {
 		time.Sleep(10 * time.Microsecond)
 	}
 }
+
+// The condition blocks (waitReady receives): the loop waits there, and
+// the sleep is not its wait.
+func (p *pool) waitReady() bool { <-p.ch; return ready.Load() }
+
+func (p *pool) waitsInCondition() {
+	for !p.waitReady() {
+		time.Sleep(10 * time.Microsecond)
+	}
+}
+
+func (p *pool) receivesInCondition() {
+	for (<-p.ch) == nil {
+		time.Sleep(10 * time.Microsecond)
+	}
+}

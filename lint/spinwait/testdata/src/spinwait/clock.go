@@ -90,3 +90,11 @@ func measure(n int) time.Duration {
 	}
 	return time.Since(start)
 }
+
+// The condition reads a variable that the body re-reads from shared state.
+func reReadBeforeLoop() {
+	v := x.Load()
+	for v != 2 { // want `loop spins while v != 2`
+		v = x.Load()
+	}
+}
