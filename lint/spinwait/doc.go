@@ -41,7 +41,8 @@
 // A compare-and-swap from a fixed state, tried blindly as the loop's
 // condition or as its first statement (for !atomic.CompareAndSwapInt32(
 // &q.state, committed, reading) { runtime.Gosched() }: old and new values
-// constants, the old one not the zero value), is a wait for another
+// constants, the old one not the zero value, and nothing else in the body
+// but yields and counters), is a wait for another
 // goroutine to put the word in that state, not a retry: on an idle queue
 // every CAS fails and the loop spins. A busy wait on the clock alone (for
 // time.Now().Before(deadline) {}, for !t.After(time.Now()) {}, or an if

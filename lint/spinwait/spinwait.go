@@ -745,7 +745,8 @@ type spin struct {
 // !atomic.CompareAndSwapInt32(&q.state, ready, reading) { runtime.Gosched()
 // }), or the condition of an if that leaves the loop and is its body's
 // first statement, is a CAS whose old and new values are both constants,
-// and the old one is not the zero value. Nothing in the loop reads the
+// and the old one is not the zero value; the rest of the body only
+// yields or counts (onlyYields). Nothing in the loop reads the
 // word before trying, so a failed round does not mean another goroutine's
 // CAS won (a retry bounded by contention): mostly it means the word is not
 // in that state yet (an idle queue, a slot not yet filled), and the loop
@@ -755,8 +756,11 @@ type spin struct {
 // loads the state first and tries the CAS only when it holds is not
 // blind, and is not returned.
 func awaitedStates(info *types.Info, f *ast.ForStmt) map[*ast.CallExpr]bool {
-	conds := []ast.Expr{f.Cond}
-	if len(f.Body.List) > 0 {
+	var conds []ast.Expr
+	if f.Cond != nil && onlyYields(info, f.Body.List) {
+		conds = append(conds, f.Cond)
+	}
+	if f.Cond == nil && len(f.Body.List) > 0 && onlyYields(info, f.Body.List[1:]) {
 		loop := astutil.Loop{Stmt: f}
 		if ifs, ok := f.Body.List[0].(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && astutil.Leaves(info, ifs.Body, loop, true) {
 			conds = append(conds, ifs.Cond)
@@ -779,6 +783,32 @@ func awaitedStates(info *types.Info, f *ast.ForStmt) map[*ast.CallExpr]bool {
 		}
 	}
 	return out
+}
+
+// onlyYields reports whether list does nothing but yield, count in local
+// variables or nothing: the body of a blind wait. A body that looks at
+// the state (if atomic.LoadInt32(&op.state) == 0 { return }: a hand-made
+// lock's release that waits out a short critical section) knows the
+// states and is left to its author.
+func onlyYields(info *types.Info, list []ast.Stmt) bool {
+	for _, st := range list {
+		switch st := st.(type) {
+		case *ast.EmptyStmt:
+		case *ast.IncDecStmt:
+			id, ok := ast.Unparen(st.X).(*ast.Ident)
+			if !ok || !analysisutil.Local(info.Uses[id]) {
+				return false
+			}
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+			if !ok || astutil.ClassifyCall(info, call) != astutil.Yield {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // fixedStateCAS reports a compare-and-swap whose old and new values are

@@ -46,7 +46,9 @@
 //     function of the package that returns time.After(...) or
 //     time.NewTimer(...).C (case <-randomTimeout(d)), or kept in a
 //     variable by a statement of the loop's body (timeout :=
-//     time.After(d), t := time.NewTimer(d) then case <-t.C), or by a
+//     time.After(d), t := time.NewTimer(d) then case <-t.C, in a select
+//     of the loop itself: one in an inner loop goes round that loop,
+//     which keeps the timer until it fires, as a batch window does), or by a
 //     branch of the loop, a case's body or an if, where it replaces a
 //     timer that may still be pending (idle = time.After(d) on every
 //     message, received as case <-idle on a later pass), unless the

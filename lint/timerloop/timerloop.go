@@ -327,7 +327,13 @@ func (c *checker) rearmed(x ast.Expr, parent ast.Node, stack []ast.Node, loop as
 	}
 	var found *ast.SelectStmt
 	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok || found != nil {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			// A select in an inner loop goes round that loop, which
+			// keeps the timer until it fires (a batch window).
+			return false
+		}
+		if found != nil {
 			return false
 		}
 		sel, ok := n.(*ast.SelectStmt)
@@ -531,7 +537,13 @@ func (c *checker) receivedVia(x ast.Expr, parent ast.Node, loop astutil.Loop, vi
 	}
 	var found *ast.SelectStmt
 	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok || found != nil {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			// A select in an inner loop goes round that loop, which
+			// keeps the timer until it fires (a batch window).
+			return false
+		}
+		if found != nil {
 			return false
 		}
 		sel, ok := n.(*ast.SelectStmt)

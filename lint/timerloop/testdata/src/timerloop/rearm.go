@@ -178,3 +178,30 @@ func pollOr(ctx context.Context) {
 		}
 	}
 }
+
+// A batch window: the timer is made per batch and received in an inner
+// loop that goes round until it fires (or the batcher stops).
+func (b *batcher) batchWindow(stop chan struct{}) {
+	for {
+		var batch []int
+		select {
+		case <-stop:
+			return
+		case m := <-b.in:
+			batch = append(batch, m)
+		}
+		timer := time.NewTimer(100 * time.Millisecond)
+		for complete := false; !complete; {
+			select {
+			case <-stop:
+				complete = true
+			case m := <-b.in:
+				batch = append(batch, m)
+			case <-timer.C:
+				complete = true
+			}
+		}
+		timer.Stop()
+		sum += len(batch)
+	}
+}
