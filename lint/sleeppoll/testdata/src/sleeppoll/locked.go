@@ -230,3 +230,42 @@ func (p *pool) receivesInCondition() {
 		time.Sleep(10 * time.Microsecond)
 	}
 }
+
+// The post statement re-reads the length: the loop polls, it does not
+// count (a lock-free channel's blocking receive).
+func (q *lockedQueue) size() int { return q.lockedLen() }
+
+func (q *lockedQueue) lockedLen() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
+func recvPoll(q *lockedQueue) {
+	for n := q.size(); n > 0 || !ready.Load(); n = q.size() {
+		if n == 0 {
+			time.Sleep(time.Microsecond) // want `1µs sleep`
+			continue
+		}
+		process(1)
+	}
+}
+
+// Close negatives: the post steps from the variable itself.
+type node struct{ next *node }
+
+func (n *node) Next() *node { return n.next }
+
+func walkPaced(l *node) {
+	for x := l; x != nil; x = x.Next() {
+		time.Sleep(10 * time.Microsecond)
+	}
+}
+
+func next(i int) int { return i + 2 }
+
+func stepPaced(k int) {
+	for i := 0; i < k; i = next(i) {
+		time.Sleep(10 * time.Microsecond)
+	}
+}

@@ -2,6 +2,7 @@ package spinwait
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -96,5 +97,29 @@ func reReadBeforeLoop() {
 	v := x.Load()
 	for v != 2 { // want `loop spins while v != 2`
 		v = x.Load()
+	}
+}
+
+// A post statement that re-reads shared state polls; one that steps an
+// iterator walks.
+var word int32
+
+func rereadPost() {
+	for n := atomic.LoadInt32(&word); n == 0; n = atomic.LoadInt32(&word) { // want `loop spins while n == 0`
+	}
+}
+
+type iter struct {
+	items []int
+	pos   int
+}
+
+func (it *iter) Next() bool {
+	it.pos++
+	return it.pos < len(it.items)
+}
+
+func iterate(it *iter) {
+	for ok := it.Next(); ok; ok = it.Next() {
 	}
 }
