@@ -66,10 +66,25 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 		s.stmt(f.Post)
 	}
 	s.stmt(f.Body)
-	if f.Cond != nil && !s.shared && s.readsShared(f.Cond, 0) {
-		// The condition reads a variable the body re-reads from shared
-		// state (v := s.state.Load(); for v != 2 { v = s.state.Load() }).
-		s.shared = true
+	if f.Cond != nil {
+		// The condition may read variables the body assigns: follow
+		// them now that the body is walked. One re-read from shared
+		// state makes the loop wait on it (v := s.state.Load(); for v
+		// != 2 { v = s.state.Load() }); one computed from a counter the
+		// body steps makes that counter a bound (for j := 0; mem == nil;
+		// j++ { mem = defs[preds[j]] }, for used[name] { k++; name =
+		// fmt.Sprint(base, k) }).
+		if !s.shared && s.readsShared(f.Cond, 0) {
+			s.shared = true
+		}
+		astutil.Uses(info, f.Cond, func(o types.Object) bool {
+			if v, ok := o.(*types.Var); ok {
+				if rhs, ok := s.alias[v]; ok {
+					s.boundFrom(rhs, 1)
+				}
+			}
+			return false
+		})
 	}
 	if s.bad || s.progress || (!s.shared && s.yields == 0) {
 		return

@@ -1,6 +1,7 @@
 package spinwait
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -122,4 +123,32 @@ func (it *iter) Next() bool {
 func iterate(it *iter) {
 	for ok := it.Next(); ok; ok = it.Next() {
 	}
+}
+
+// The condition reads a value the body computes from a counter it steps:
+// a search, not a wait (cmd/compile's loopreschedchecks, cmd/link's
+// unique section names).
+type block struct {
+	id    int
+	preds []*block
+}
+
+func firstDef(b *block, defs []*int) *int {
+	var mem *int
+	for j := 0; mem == nil; j++ {
+		mem = defs[b.preds[j].id]
+	}
+	return mem
+}
+
+type section struct{ name string }
+
+func uniqueName(used map[string]bool, sect *section) string {
+	name := sect.name
+	counter := 0
+	for used[name] {
+		counter++
+		name = fmt.Sprintf("%s%d", sect.name, counter)
+	}
+	return name
 }
