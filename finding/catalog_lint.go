@@ -56,9 +56,13 @@ var lintRules = []Rule{
 			"a field set by a constructor's literal; the largest value is reported), in a for loop that waits: it has a " +
 			"condition, an if in its body leaves it, or the sleep runs only on some iterations (inside an if or a case). When " +
 			"the sleep is in an if that ends with continue (the worker that sleeps when its queue is empty), only the " +
-			"statements up to that if are the idle path. Silent for counted and range loops (pacing, not polling), for loops " +
+			"statements up to that if are the idle path. The mutex-guarded queue poll (lock, check the queue, unlock, sleep) " +
+			"is reported: a sync.Mutex or RWMutex taken and released on the idle path, or a call of a function whose only " +
+			"wait is a mutex it releases itself (a queue's pop under its lock), is a critical section, not the wait. Silent " +
+			"for counted and range loops (pacing, not polling), for loops " +
 			"that never end and sleep on every iteration, when anything else on the idle path may block or is a call without " +
-			"a never-blocks fact (a lock, a channel operation, a func value), for variables that are parameters, reassigned " +
+			"a never-blocks fact (a channel operation, a sync.Cond wait, a func value, a lock kept or released by another " +
+			"goroutine), when the loop's condition blocks, for variables that are parameters, reassigned " +
 			"from computed values, changed with an operator (backoff) or whose address is taken, for exported variables and " +
 			"fields, for sleeps in a select's default (SD101) and for Sleep(0) (SD104).",
 		Fix: "Wait for the event instead of polling for it: a channel, sync.Cond, a WaitGroup, or a context. If polling is " +
@@ -115,10 +119,14 @@ wg.Wait()`,
 			"when another case can let the loop go on (it continues, or neither leaves nor is followed by statements that " +
 			"leave) — written inline (time.After(d), time.NewTimer(d).C), made by a function of the package that returns " +
 			"one (case <-randomTimeout(d)), or kept in a variable by a statement of the loop's body (timeout := time.After(d), " +
-			"t := time.NewTimer(d) then t.C). In any loop, time.Tick. Anywhere, time.Sleep or <-time.After with a constant " +
+			"t := time.NewTimer(d) then t.C, in a select of that loop, not of an inner loop that keeps it until it fires), " +
+			"or re-armed in a branch (a case's body, an if) while the previous timer may be pending (idle = time.After(d) " +
+			"on every message, received as case <-idle later; not when the branch is the case that received it, when an " +
+			"if around it reads the variable, or when the old timer is stopped). In any loop, time.Tick. Anywhere, time.Sleep or <-time.After with a constant " +
 			"duration of 0 or less (a yield, in a loop or in a helper a loop calls). Silent for a timer made before the " +
 			"loop and Reset in it; for selects whose other cases all leave (through if/else and switch too) or that a return " +
-			"follows; for a duration computed per iteration (a call returning it: backoff, jitter; a config getter's field " +
+			"follows; for a case <-ctx.Done() of a loop that ends once ctx is done (for ctx.Err() == nil {...}, or a first " +
+			"if ctx.Err() != nil { return }); for a duration computed per iteration (a call returning it: backoff, jitter; a config getter's field " +
 			"counts as fixed); for loops bounded by a count or a collection (i < n with i++ in the post or the body, a range " +
 			"over a config's entries: at most that many timers per call) unless an unbounded loop encloses them; for heartbeat = " +
 			"time.After(0) assigned to a variable (a blocking select's next round fires at once, on purpose); and for a zero " +
@@ -213,16 +221,21 @@ for {
 			"with an init (switch dif := seq - pos; {) is read like an if/else chain, and a case that can never be true (an " +
 			"unsigned dif < 0) is dead code: a ring whose \"full\" case is dead spins in its default. A timeout applied " +
 			"only under a guard the loop does not change (if timeout > 0 && time.Since(start) >= timeout) leaves the loop " +
-			"unbounded when the guard is false, so it is reported. Also reported: " +
+			"unbounded when the guard is false, so it is reported. A blind compare-and-swap from a fixed non-zero state as " +
+			"the loop's condition, with a body that only yields (for !CompareAndSwap(committed, reading) { Gosched() }), " +
+			"waits for another goroutine and is reported; so is a busy wait on the clock alone (for time.Now().Before(d) " +
+			"{}, for !t.After(time.Now()) {}), with the fix of sleeping until the deadline. Also reported: " +
 			"an empty for {} or for true {}, with the fix select {}. Silent on an atomic write or CAS that runs on every " +
 			"iteration (retry until my CAS wins: a failure means another goroutine won, so the loop is bounded by " +
-			"contention; this includes a CAS spinlock), a loop whose every path that goes round again ran a CAS or, in " +
+			"contention; this includes a CAS spinlock from the zero value), a loop whose every path that goes round again " +
+			"ran a CAS, found a snapshot inconsistent (a Michael-Scott queue's tail == q.tail.Load() failing), or, in " +
 			"Dmitry Vyukov's bounded queue, re-reads the word the CAS swaps after a live dif < 0 case has left on a full or " +
 			"empty ring (the position moved on: a contention retry), an assignment that advances (l = l.next), a counter " +
 			"that the value an exit tests is computed from (p := parent(tile, k) with k++), a never-blocking helper that " +
 			"writes through a pointer without polling (in.readRune() consumes input), a helper called for its " +
-			"effect (work), any sleep (SD102/SD104), a channel operation or select (SD101), an unknown call, time.Now or " +
-			"time.Since on every iteration (deliberate busy delays), runtime.NumGoroutine (SD103), a counter that decides when the loop ends, " +
+			"effect (work), any sleep (SD102/SD104), a channel operation or select (SD101), an unknown call, a busy delay " +
+			"from start := time.Now() just before the loop (deliberate), a loop that reads the clock while it works or " +
+			"polls, runtime.NumGoroutine (SD103), a counter that decides when the loop ends, " +
 			"and _test.go files.",
 		Fix: "Block on what you wait for: a channel that the other goroutine closes, a sync.Cond, a WaitGroup. Spinning is " +
 			"only worth it for nanoseconds, inside a lock implementation.",

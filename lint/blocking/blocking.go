@@ -78,6 +78,14 @@ type Fact struct {
 	// what it returns, so a loop that goes round only after it returned
 	// an item walks a finite list (busyselect).
 	Mutates bool
+	// Locks is set, for a function that does not surely never block,
+	// when the only thing it (or a function it calls) may park on is a
+	// sync.Mutex or RWMutex that it takes and releases itself (Lock with
+	// an Unlock of the same mutex, RLock with an RUnlock): a critical
+	// section, such as a queue's pop under its lock. The goroutine then
+	// waits only while another one holds the lock, never for work to
+	// arrive, so a poll around such a call still polls (sleeppoll).
+	Locks bool
 }
 
 // AFact marks Fact as an analysis fact.
@@ -96,6 +104,9 @@ func (f *Fact) String() string {
 	}
 	if f.Mutates {
 		s += ", mutates"
+	}
+	if f.Locks {
+		s += ", locks"
 	}
 	return s
 }
@@ -191,6 +202,7 @@ type summary struct {
 	loops   bool          // it runs a for or range loop
 	swaps   bool          // it runs an atomic compare-and-swap
 	mutates bool          // it writes through a pointer
+	locks   bool          // it takes (and releases) a sync mutex: its only wait, unless blocks
 	callees []*types.Func // functions of the same package it calls
 }
 
@@ -215,6 +227,9 @@ func run(pass *analysis.Pass) (any, error) {
 			if fd.Body != nil {
 				w := walker{info: pass.TypesInfo, res: res, pkg: pass.Pkg, s: s}
 				w.block(fd.Body)
+				if !w.balanced() {
+					s.blocks = true // a lock kept, or released, across calls: not a critical section
+				}
 			}
 			sums[fn] = s
 			order = append(order, fn)
@@ -234,6 +249,9 @@ func run(pass *analysis.Pass) (any, error) {
 				case !ok || cs.blocks:
 					s.blocks, changed = true, true
 				default:
+					if cs.locks && !s.locks {
+						s.locks, changed = true, true
+					}
 					if cs.polls && !s.polls {
 						s.polls, changed = true, true
 					}
@@ -251,16 +269,18 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	for _, fn := range order {
-		if !sums[fn].blocks {
-			s := sums[fn]
+		if s := sums[fn]; !s.blocks && !s.locks {
 			res.local[fn] = Fact{Kind: NeverBlocks, Polls: s.polls, Loops: s.loops, Swaps: s.swaps, Mutates: s.mutates}
 		}
 	}
 	// Blocks is decided once the callees' facts are known.
 	for _, fn := range order {
 		s := sums[fn]
-		if s.blocks && s.decl.Body != nil && alwaysBlocks(pass.TypesInfo, res, s.decl.Body.List) {
-			res.local[fn] = Fact{Kind: Blocks}
+		switch {
+		case (s.blocks || s.locks) && s.decl.Body != nil && alwaysBlocks(pass.TypesInfo, res, s.decl.Body.List):
+			res.local[fn] = Fact{Kind: Blocks, Locks: !s.blocks}
+		case !s.blocks && s.locks:
+			res.local[fn] = Fact{Kind: MayBlock, Locks: true}
 		}
 	}
 	for _, fn := range order {
@@ -277,6 +297,21 @@ type walker struct {
 	res  *Result
 	pkg  *types.Package
 	s    *summary
+
+	// locked and unlocked are the mutexes the function takes and
+	// releases, by receiver expression and kind ("q.mu Lock").
+	locked, unlocked map[string]bool
+}
+
+// balanced reports whether every mutex the function takes it also
+// releases (somewhere in its body, a defer included).
+func (w *walker) balanced() bool {
+	for m := range w.locked {
+		if !w.unlocked[m] {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *walker) block(body ast.Node) {
@@ -394,6 +429,18 @@ func (w *walker) call(call *ast.CallExpr) {
 		return
 	}
 	fn = fn.Origin()
+	if op, key := MutexOp(w.info, call); op != NotMutex {
+		if w.locked == nil {
+			w.locked, w.unlocked = map[string]bool{}, map[string]bool{}
+		}
+		if op == Lock {
+			w.s.locks = true
+			w.locked[key] = true
+		} else {
+			w.unlocked[key] = true
+		}
+		return
+	}
 	if fn.Pkg() == w.pkg {
 		if isInterfaceMethod(fn) {
 			w.s.blocks = true
@@ -402,15 +449,53 @@ func (w *walker) call(call *ast.CallExpr) {
 		w.s.callees = append(w.s.callees, fn)
 		return
 	}
-	switch f := w.res.Of(fn); f.Kind {
-	case NeverBlocks:
+	switch f := w.res.Of(fn); {
+	case f.Kind == NeverBlocks:
 		w.s.polls = w.s.polls || f.Polls
 		w.s.loops = w.s.loops || f.Loops
 		w.s.swaps = w.s.swaps || f.Swaps
 		w.s.mutates = w.s.mutates || f.Mutates
+	case f.Locks:
+		w.s.locks = true
 	default:
 		w.s.blocks = true
 	}
+}
+
+// MutexKind is what a call does to a sync.Mutex or sync.RWMutex.
+type MutexKind uint8
+
+const (
+	NotMutex MutexKind = iota // not a lock or unlock of a sync mutex
+	Lock                      // Lock or RLock: may park while another goroutine holds it
+	Unlock                    // Unlock or RUnlock: never parks
+)
+
+// MutexOp reports whether call takes or releases a sync.Mutex or
+// sync.RWMutex (embedded ones included), and a key that names the mutex
+// and the kind of hold, the same for a Lock and its Unlock ("q.mu w",
+// "q.mu r"). TryLock is not a lock here: it never parks.
+func MutexOp(info *types.Info, call *ast.CallExpr) (MutexKind, string) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return NotMutex, ""
+	}
+	fn := analysisutil.Callee(info, call)
+	var op MutexKind
+	hold := "w"
+	switch {
+	case analysisutil.IsMethod(fn, "sync", "Mutex", "Lock"), analysisutil.IsMethod(fn, "sync", "RWMutex", "Lock"):
+		op = Lock
+	case analysisutil.IsMethod(fn, "sync", "Mutex", "Unlock"), analysisutil.IsMethod(fn, "sync", "RWMutex", "Unlock"):
+		op = Unlock
+	case analysisutil.IsMethod(fn, "sync", "RWMutex", "RLock"):
+		op, hold = Lock, "r"
+	case analysisutil.IsMethod(fn, "sync", "RWMutex", "RUnlock"):
+		op, hold = Unlock, "r"
+	default:
+		return NotMutex, ""
+	}
+	return op, types.ExprString(sel.X) + " " + hold
 }
 
 // lhs notes an assignment's target that is memory behind a pointer: *p,
@@ -475,6 +560,9 @@ func alwaysBlocks(info *types.Info, res *Result, list []ast.Stmt) bool {
 // Describe is the evidence label for a call of fn and its fact, such as
 // "q.pop never blocks (per-function facts)".
 func Describe(fn *types.Func, f Fact) string {
+	if f.Kind != NeverBlocks && f.Locks {
+		return fmt.Sprintf("%s only waits for a mutex it releases (per-function facts)", Name(fn))
+	}
 	return fmt.Sprintf("%s %s (per-function facts)", Name(fn), f.Kind)
 }
 

@@ -28,7 +28,11 @@
 // loop's condition calls, whether it (or a callee) runs an atomic
 // compare-and-swap (swaps: spinwait's retry-until-my-CAS-wins loops through
 // a helper), and whether it writes through a pointer (mutates: a queue's
-// pop, which consumes what it returns).
+// pop, which consumes what it returns). A function whose only possible
+// wait is a sync.Mutex or RWMutex that it takes and releases itself (Lock
+// with Unlock of the same mutex, in its body or a defer) is marked as
+// locking: its goroutine waits only while another holds the lock, so a
+// poll around it still polls (sleeppoll).
 //
 // The analyzer reports nothing; busyselect (SD101), sleeppoll (SD102) and
 // spinwait (SD106) require it, and the drivers run it for them.

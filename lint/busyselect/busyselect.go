@@ -57,7 +57,7 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, se
 	if astutil.Leaves(info, def, loop, false) || leavesAfter(info, stack, loop) {
 		return
 	}
-	if drainsOwnSend(info, loop) || stopsCondition(info, f, def) || walksList(info, facts, f, loop) {
+	if drainsOwnSend(info, loop) || stopsCondition(info, f, def) || walksList(info, facts, f, loop) || drainsQueued(info, f, sel) {
 		return
 	}
 	// Everything that runs when the default is taken: the loop's
@@ -277,4 +277,61 @@ func stopsCondition(info *types.Info, f *ast.ForStmt, def *ast.CommClause) bool 
 		return true
 	})
 	return len(written) > 0 && astutil.Uses(info, f.Cond, func(obj types.Object) bool { return written[obj] })
+}
+
+// drainsQueued reports the batch drain: the loop runs only while a
+// channel holds values (for len(ch) > 0 && ... { select { case v := <-ch:
+// ...; default: } }), and a case of the select receives from that
+// channel. Each round takes a queued value; the default runs only when
+// another receiver took it first, and the loop then ends or takes the
+// next one: bounded by what is queued, not a wait for a sender.
+func drainsQueued(info *types.Info, f *ast.ForStmt, sel *ast.SelectStmt) bool {
+	queued := map[string]bool{}
+	var conj func(e ast.Expr)
+	conj = func(e ast.Expr) {
+		b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+		if !ok {
+			return
+		}
+		if b.Op == token.LAND {
+			conj(b.X)
+			conj(b.Y)
+			return
+		}
+		x, y, op := b.X, b.Y, b.Op
+		if op == token.LSS { // 0 < len(ch)
+			x, y, op = y, x, token.GTR
+		}
+		if op != token.GTR && op != token.NEQ {
+			return
+		}
+		if tv, ok := info.Types[y]; !ok || tv.Value == nil || tv.Value.ExactString() != "0" {
+			return
+		}
+		call, ok := ast.Unparen(x).(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); !ok || id.Name != "len" || info.Uses[id] != types.Universe.Lookup("len") {
+			return
+		}
+		if t := info.TypeOf(call.Args[0]); t != nil {
+			if _, ok := t.Underlying().(*types.Chan); ok {
+				queued[types.ExprString(call.Args[0])] = true
+			}
+		}
+	}
+	if f.Cond == nil {
+		return false
+	}
+	conj(f.Cond)
+	if len(queued) == 0 {
+		return false
+	}
+	for op := range astutil.TriedOps(sel) {
+		if u, ok := op.(*ast.UnaryExpr); ok && u.Op == token.ARROW && queued[types.ExprString(u.X)] {
+			return true
+		}
+	}
+	return false
 }

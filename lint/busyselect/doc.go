@@ -48,7 +48,10 @@
 // per round and leaves when none is left (w := ws.get(); if w == nil {
 // break }, where get never blocks and writes through a pointer by its
 // lint/blocking fact: a walk over a finite list; a helper that only reads,
-// or a loop that leaves when the pop succeeds, stays reported), when anything on that path may
+// or a loop that leaves when the pop succeeds, stays reported), for the
+// batch drain that runs only while a channel holds values and receives
+// from it (for len(ch) > 0 && n < max { select { case r := <-ch: ...;
+// default: } }: bounded by what is queued), when anything on that path may
 // block (a channel operation, a sleep of 1ms or more, a call that may
 // block or has no fact: an interface method, a func value), and for range
 // loops, which end or block on their own.

@@ -27,12 +27,23 @@
 // condition, an if in its body leaves it, or the sleep runs only on some
 // iterations. When the sleep is in an if that ends with continue (the
 // worker that pops a queue and sleeps when it is empty), the idle path is
-// the body up to that if: the work after it does not count. It stays
+// the body up to that if: the work after it does not count; likewise when
+// the sleep follows an if whose branch does the work and continues (if j,
+// ok := q.pop(); ok { run(j); continue }). A critical section on the idle
+// path is part of the poll, not a wait: a sync.Mutex or RWMutex taken and
+// released on it (the most common polling pool: lock, check the queue,
+// unlock, sleep 50µs when it is empty), or a call of a function that parks
+// only on a mutex it releases itself (a queue's pop under its lock, by
+// lint/blocking's facts); the goroutine waits there only while another
+// one holds the lock, never until work arrives. A lock the path takes
+// without releasing it (kept across iterations, or released by another
+// goroutine as a signal) is a wait, and the loop is left alone. It stays
 // silent for counted loops (for i := 0; i < n; i++) and range loops, which
 // pace work rather than poll; for endless loops that sleep on every
 // iteration; for sleeps with a computed duration (backoff); when anything
-// else on the idle path may block (a channel operation, a lock, a call
-// that may block or has no fact from lint/blocking), since the sleep is
+// else on the idle path may block (a channel operation, a sync.Cond wait,
+// a call that may block or has no fact from lint/blocking, such as a call
+// made while holding the lock), since the sleep is
 // then not what the loop waits on; for sleeps in a select's default, which
 // busyselect (SD101) reports; and for time.Sleep(0), which timerloop
 // (SD104) reports.

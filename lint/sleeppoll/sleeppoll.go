@@ -103,6 +103,9 @@ func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
 		{Label: "threshold", Value: float64(astutil.PollThreshold / time.Microsecond), Unit: "µs"},
 		{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
 	}
+	if _, locks := heldLocks(info, path); locks > 0 {
+		ev = append(ev, finding.Evidence{Label: "mutexes taken and released on the idle path", Value: float64(locks)})
+	}
 	if len(eff.NoBlocks) > 0 {
 		fn := eff.NoBlocks[0]
 		ev = append(ev,
@@ -166,8 +169,43 @@ func idlePath(info *types.Info, body *ast.BlockStmt, stack []ast.Node, loop astu
 			}
 			return append(path, ifs.Cond, ifs.Body), true
 		}
+		// The sleep after an if whose branch does the work and
+		// continues (if j, ok := q.pop(); ok { run(j); continue }):
+		// the idle path is the body without that branch.
+		if _, ok := stack[2].(*ast.ExprStmt); ok {
+			for _, s := range body.List {
+				if s == stack[2] {
+					break
+				}
+				if ifs, ok := s.(*ast.IfStmt); ok && workThenContinue(info, ifs, loop) {
+					guarded = true
+				}
+			}
+			if guarded {
+				for _, s := range body.List {
+					ifs, ok := s.(*ast.IfStmt)
+					if !ok || ifs.Pos() > stack[2].Pos() || !workThenContinue(info, ifs, loop) {
+						path = append(path, s)
+						continue
+					}
+					if ifs.Init != nil {
+						path = append(path, ifs.Init)
+					}
+					path = append(path, ifs.Cond)
+				}
+				return path, true
+			}
+		}
 	}
 	return []ast.Node{body}, false
+}
+
+// workThenContinue reports whether ifs, without an else, runs something
+// and then continues loop: the branch that found work. A bare
+// if paused { continue } skips the iteration without work, so the sleep
+// after it runs on the busy iterations (pacing), not the idle ones.
+func workThenContinue(info *types.Info, ifs *ast.IfStmt, loop astutil.Loop) bool {
+	return ifs.Else == nil && len(ifs.Body.List) > 1 && endsWithContinue(info, ifs.Body, loop)
 }
 
 // endsWithContinue reports whether b's last statement continues loop.
@@ -203,7 +241,12 @@ func inBranch(stack []ast.Node) bool {
 // pathMayBlock reports whether something on the path, besides short
 // sleeps (the one reported among them) and the conditions of ifs that leave the loop (what the loop
 // polls), may block or do work the analysis does not know. Calls of
-// functions that never block, by their facts, do not.
+// functions that never block, by their facts, do not; nor do critical
+// sections: a mutex taken and released on the path (lock, check the
+// queue, unlock), or a call of a function that parks only on a mutex it
+// releases itself. The goroutine waits there only while another one holds
+// the lock, never until work arrives, so the sleep is still what the loop
+// waits with.
 func (c *checker) pathMayBlock(path []ast.Node, loop astutil.Loop, sleep *ast.CallExpr) (astutil.Effects, bool) {
 	info := c.pass.TypesInfo
 	polled := map[ast.Node]bool{}
@@ -216,11 +259,100 @@ func (c *checker) pathMayBlock(path []ast.Node, loop astutil.Loop, sleep *ast.Ca
 			return !lit
 		})
 	}
-	eff := astutil.Effects{Facts: c.facts}
+	if f, ok := loop.Stmt.(*ast.ForStmt); ok && f.Cond != nil {
+		polled[f.Cond] = true
+	}
+	for cond := range polled {
+		if c.surelyBlocks(cond) {
+			return astutil.Effects{}, true // the loop waits in what it polls
+		}
+	}
+	held, _ := heldLocks(info, path)
+	eff := astutil.Effects{Facts: pollFacts{c.facts}}
 	for _, p := range path {
 		if p != nil {
-			eff.Scan(info, p, func(n ast.Node) bool { return polled[n] || n == sleep })
+			eff.Scan(info, p, func(n ast.Node) bool { return polled[n] || n == sleep || held[n] })
 		}
 	}
 	return eff, eff.MayBlock
+}
+
+// heldLocks returns the calls on path that take a sync mutex which a
+// later call on the same path releases (q.mu.Lock() ... q.mu.Unlock()),
+// with those releases, and how many such locks there are.
+// A Lock without its Unlock on the path is left out: the goroutine may
+// keep the mutex across iterations, or another goroutine may release it
+// as a signal, and then the lock is what the loop waits on.
+func heldLocks(info *types.Info, path []ast.Node) (held map[ast.Node]bool, locks int) {
+	type lock struct {
+		call *ast.CallExpr
+		key  string
+	}
+	var open []lock
+	held = map[ast.Node]bool{}
+	for _, p := range path {
+		if p == nil {
+			continue
+		}
+		ast.Inspect(p, func(n ast.Node) bool {
+			if _, lit := n.(*ast.FuncLit); lit {
+				return false
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			switch op, key := blocking.MutexOp(info, call); op {
+			case blocking.Lock:
+				open = append(open, lock{call, key})
+			case blocking.Unlock:
+				for i, l := range open {
+					if l.key == key && l.call != nil {
+						held[l.call], held[call] = true, true
+						open[i].call = nil
+						locks++
+						break
+					}
+				}
+			}
+			return true
+		})
+	}
+	return held, locks
+}
+
+// pollFacts answers astutil.Facts for the idle path of a poll: a function
+// that never blocks, or one that parks only on a mutex it releases itself
+// (a queue's pop under its lock), is a step of the poll.
+type pollFacts struct{ r *blocking.Result }
+
+func (p pollFacts) NeverBlocks(fn *types.Func) bool {
+	f := p.r.Of(fn)
+	return f.Kind == blocking.NeverBlocks || f.Locks
+}
+
+// surelyBlocks reports whether evaluating a polled condition parks the
+// goroutine: it receives from a channel, or calls a function that always
+// blocks by its lint/blocking fact (for !s.waitReady() { ... }, where
+// waitReady receives). The loop then waits in its condition, and the
+// sleep is not its wait. Other calls in a condition are what the loop
+// polls, whatever they do.
+func (c *checker) surelyBlocks(cond ast.Node) bool {
+	found := false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.ARROW
+		case *ast.CallExpr:
+			if fn := analysisutil.Callee(c.pass.TypesInfo, n); fn != nil {
+				if f := c.facts.Of(fn); f.Kind == blocking.Blocks && !f.Locks {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -17,4 +17,6 @@ func Test(t *testing.T) {
 	linttest.WantEvidence(t, diags, "threshold", 1000)
 	linttest.WantEvidence(t, diags, "sleep", 20) // worker.idle, set in newWorker
 	linttest.WantEvidence(t, diags, "queue.pop never blocks (per-function facts)", 1)
+	linttest.WantEvidence(t, diags, "mutexes taken and released on the idle path", 1) // pool.worker
+	linttest.WantEvidence(t, diags, "lockedQueue.pop only waits for a mutex it releases (per-function facts)", 1)
 }

@@ -38,6 +38,16 @@
 // that bounds the loop only under a guard the loop does not change (if
 // timeout > 0 && time.Since(start) >= timeout { return }) does not make
 // it a timed busy delay: with timeout <= 0 it spins unbounded.
+// A compare-and-swap from a fixed state, tried blindly as the loop's
+// condition or as its first statement (for !atomic.CompareAndSwapInt32(
+// &q.state, committed, reading) { runtime.Gosched() }: old and new values
+// constants, the old one not the zero value, and nothing else in the body
+// but yields and counters), is a wait for another
+// goroutine to put the word in that state, not a retry: on an idle queue
+// every CAS fails and the loop spins. A busy wait on the clock alone (for
+// time.Now().Before(deadline) {}, for !t.After(time.Now()) {}, or an if
+// on the clock that breaks out, with nothing in the body but yields and
+// counters) is reported with the fix of sleeping until the deadline.
 // It also reports for {} and for true {}, with the fix select {}.
 //
 // It stays silent when an atomic write or CAS runs on every iteration
@@ -50,6 +60,11 @@
 // the word the CAS swaps after finding the position stale (Dmitry
 // Vyukov's bounded queue: dif == 0 claims with a CAS, dif < 0 leaves as
 // full or empty, dif > 0 re-reads the tail another goroutine moved on),
+// or finds a snapshot inconsistent (a Michael–Scott queue's tail ==
+// q.tail.Load() failing: another goroutine's CAS moved the tail between
+// the two loads; var x = e reads like x := e), when a CAS from the zero
+// value is a lock's acquire (for !CompareAndSwap(0, 1) {}), when a fixed
+// state is CAS'd only after a fresh load showed it (a state transition),
 // when an assignment advances (l = l.next),
 // when a helper is called for its effect (work), or read for its value
 // while it writes through a pointer without touching another goroutine's
@@ -57,8 +72,11 @@
 // value an exit tests is computed from a counter the loop steps (p :=
 // parent(tile, k); if _, ok := order[p]; ok { break } with k++), for any sleep (sleeppoll
 // and timerloop report those), a channel operation or select
-// (busyselect), or a call it does not know; for loops timed with time.Now
-// or time.Since on every iteration, which burn CPU on purpose; for loops on
+// (busyselect), or a call it does not know; for busy delays measured from
+// a start read just before the loop (start := time.Now(); for
+// time.Since(start) < d {}), which burn CPU on purpose, and for loops that
+// read the clock while they do work or poll another goroutine's state (a
+// deadline-bounded loop, a flag polled with a timeout); for loops on
 // runtime.NumGoroutine (goroutinethrottle); for a counter that decides
 // when the loop ends; and in _test.go files, where spinning goroutines are
 // how scheduler behaviour is exercised.

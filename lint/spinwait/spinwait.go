@@ -7,6 +7,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -50,8 +51,13 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	if astutil.IsCounted(info, f) {
 		return
 	}
+	if cond, yields, ok := clockSpin(info, f); ok && !busyDelay(info, cond, stack) {
+		reportClock(pass, res, f, cond, yields)
+		return
+	}
 	loop := astutil.LoopAt(info, stack, len(stack)-1)
 	s := spin{info: info, facts: facts, loop: loop, incs: map[types.Object]int{}, alias: map[types.Object]ast.Expr{}, bounds: map[types.Object]bool{}}
+	s.awaiting = awaitedStates(info, f)
 	if f.Cond != nil {
 		s.waits(f.Cond)
 		s.bound(f.Cond)
@@ -60,6 +66,26 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 		s.stmt(f.Post)
 	}
 	s.stmt(f.Body)
+	if f.Cond != nil {
+		// The condition may read variables the body assigns: follow
+		// them now that the body is walked. One re-read from shared
+		// state makes the loop wait on it (v := s.state.Load(); for v
+		// != 2 { v = s.state.Load() }); one computed from a counter the
+		// body steps makes that counter a bound (for j := 0; mem == nil;
+		// j++ { mem = defs[preds[j]] }, for used[name] { k++; name =
+		// fmt.Sprint(base, k) }).
+		if !s.shared && s.readsShared(f.Cond, 0) {
+			s.shared = true
+		}
+		astutil.Uses(info, f.Cond, func(o types.Object) bool {
+			if v, ok := o.(*types.Var); ok {
+				if rhs, ok := s.alias[v]; ok {
+					s.boundFrom(rhs, 1)
+				}
+			}
+			return false
+		})
+	}
 	if s.bad || s.progress || (!s.shared && s.yields == 0) {
 		return
 	}
@@ -157,10 +183,11 @@ func (w *casPaths) stmt(st ast.Stmt, done bool) bool {
 			return w.stmt(st.Else, done)
 		}
 		done = done || w.s.swaps(st.Cond)
-		then := w.stmt(st.Body, done)
-		other := done
+		staleThen, staleElse := w.s.snapshotCheck(st.Cond)
+		then := w.stmt(st.Body, done || staleThen)
+		other := done || staleElse
 		if st.Else != nil {
-			other = w.stmt(st.Else, done)
+			other = w.stmt(st.Else, done || staleElse)
 		}
 		return then && other
 	case *ast.SwitchStmt:
@@ -395,6 +422,36 @@ func stmtNodes(list []ast.Stmt) []ast.Node {
 	return out
 }
 
+// snapshotCheck reads a consistency check of a snapshot: cond compares a
+// variable the loop loaded from an atomic word with a fresh load of the
+// same word (tail == q.tail.Load(), in a Michael–Scott queue). The arm
+// where they differ runs only when another goroutine changed the word
+// between the two loads, which in a lock-free structure is a CAS that won:
+// going round from it is a retry bounded by contention, as after a CAS
+// this goroutine lost. It returns which arm that is: the else of ==, the
+// then of !=.
+func (s *spin) snapshotCheck(cond ast.Expr) (staleThen, staleElse bool) {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok || b.Op != token.EQL && b.Op != token.NEQ {
+		return false, false
+	}
+	for _, pair := range [2][2]ast.Expr{{b.X, b.Y}, {b.Y, b.X}} {
+		v := s.aliased(pair[0])
+		fresh, ok := ast.Unparen(pair[1]).(*ast.CallExpr)
+		if v == nil || !ok {
+			continue
+		}
+		snap, ok := ast.Unparen(s.alias[v]).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		if target := loadTarget(s.info, fresh); target != "" && target == loadTarget(s.info, snap) {
+			return b.Op == token.NEQ, b.Op == token.EQL
+		}
+	}
+	return false, false
+}
+
 // signTest reads a comparison of a variable with zero (d == 0, d < 0,
 // 0 < d ...) as the variable and the operator with d on the left.
 func signTest(info *types.Info, cond ast.Expr) (types.Object, token.Token, bool) {
@@ -480,7 +537,9 @@ func (s *spin) swaps(n ast.Node) bool {
 			return false
 		case *ast.CallExpr:
 			fn := analysisutil.Callee(s.info, n)
-			if blocking.IsCAS(fn) {
+			if s.awaiting[n] {
+				// fails while the state is not there yet: not a lost race
+			} else if blocking.IsCAS(fn) {
 				found = true
 			} else if fn != nil {
 				if f := s.facts.Of(fn); f.Kind == blocking.NeverBlocks && f.Swaps {
@@ -491,6 +550,137 @@ func (s *spin) swaps(n ast.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// clockSpin recognises a busy wait on the clock: a loop whose only exit
+// is a test of the clock (for time.Now().Before(deadline) {}, for
+// !t.After(time.Now()) {}, for { if time.Since(start) > d { break } }),
+// whose body does nothing but yield or count. It holds a core until the
+// deadline for what time.Sleep(time.Until(deadline)) does parked. A loop
+// that does anything else while the clock runs (a call, an assignment, a
+// read of another goroutine's state) is a deadline-bounded loop doing work
+// or polling with a timeout, and is not this.
+func clockSpin(info *types.Info, f *ast.ForStmt) (cond ast.Expr, yields int, ok bool) {
+	body := f.Body.List
+	cond = f.Cond
+	if cond == nil {
+		if len(body) == 0 || f.Init != nil || f.Post != nil {
+			return nil, 0, false
+		}
+		ifs, ok := body[0].(*ast.IfStmt)
+		if !ok || ifs.Init != nil || ifs.Else != nil || len(ifs.Body.List) != 1 ||
+			!astutil.Leaves(info, ifs.Body, astutil.Loop{Stmt: f}, true) {
+			return nil, 0, false
+		}
+		if _, isBranch := ifs.Body.List[0].(*ast.BranchStmt); !isBranch {
+			if _, isReturn := ifs.Body.List[0].(*ast.ReturnStmt); !isReturn {
+				return nil, 0, false
+			}
+		}
+		cond, body = ifs.Cond, body[1:]
+	}
+	if !clockOnly(info, cond) {
+		return nil, 0, false
+	}
+	for _, st := range body {
+		switch st := st.(type) {
+		case *ast.EmptyStmt:
+		case *ast.IncDecStmt:
+			if id, ok := ast.Unparen(st.X).(*ast.Ident); !ok || !analysisutil.Local(info.Uses[id]) {
+				return nil, 0, false
+			}
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+			if !ok || astutil.ClassifyCall(info, call) != astutil.Yield {
+				return nil, 0, false
+			}
+			yields++
+		default:
+			return nil, 0, false
+		}
+	}
+	return cond, yields, true
+}
+
+// busyDelay reports the deliberate busy delay: the clock condition
+// measures the time since a start read just before the loop (start :=
+// time.Now(); for time.Since(start) < d {}), which burns the CPU for a set
+// duration on purpose (simulated work in a load generator, a delay
+// shorter than a sleep's resolution). A wait for a deadline that comes
+// from elsewhere (a parameter, a field, a time computed earlier) is not.
+func busyDelay(info *types.Info, cond ast.Expr, stack []ast.Node) bool {
+	if len(stack) < 2 {
+		return false
+	}
+	loop := stack[len(stack)-1]
+	parent := stack[len(stack)-2]
+	if l, ok := parent.(*ast.LabeledStmt); ok && len(stack) >= 3 {
+		loop, parent = l, stack[len(stack)-3]
+	}
+	block, ok := parent.(*ast.BlockStmt)
+	if !ok {
+		return false
+	}
+	i := slices.Index(block.List, loop.(ast.Stmt))
+	if i < 1 {
+		return false
+	}
+	as, ok := block.List[i-1].(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok || !analysisutil.IsFunc(analysisutil.Callee(info, call), "time", "Now") {
+		return false
+	}
+	start := info.Defs[as.Lhs[0].(*ast.Ident)]
+	return start != nil && astutil.Uses(info, cond, func(o types.Object) bool { return o == start })
+}
+
+// clockOnly reports whether cond reads the clock and, besides, only
+// variables, constants and conversions: every call in it is a clock read
+// (time.Now, Since, Until) or a comparison of times and durations
+// (Time.Before, After, Equal, Compare, Sub).
+func clockOnly(info *types.Info, cond ast.Expr) bool {
+	clock, other := false, false
+	ast.Inspect(cond, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			other = true
+		case *ast.UnaryExpr:
+			other = n.Op == token.ARROW
+		case *ast.CallExpr:
+			fn := analysisutil.Callee(info, n)
+			switch {
+			case analysisutil.IsFunc(fn, "time", "Now", "Since", "Until"):
+				clock = true
+			case analysisutil.IsMethod(fn, "time", "Time", "Before", "After", "Equal", "Compare", "Sub", "Add"),
+				analysisutil.IsMethod(fn, "time", "Duration", "Seconds", "Milliseconds", "Microseconds", "Nanoseconds"):
+			default:
+				if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+					other = true
+				}
+			}
+		}
+		return !other
+	})
+	return clock && !other
+}
+
+// reportClock reports a busy wait on the clock, with the fix that parks.
+func reportClock(pass *analysis.Pass, res *evidence.Result, f *ast.ForStmt, cond ast.Expr, yields int) {
+	note := ""
+	if yields > 0 {
+		note = " (runtime.Gosched does not park)"
+	}
+	analysisutil.Report(pass, res, rule, f,
+		fmt.Sprintf("loop spins on the clock until %s, holding a core%s; sleep until the deadline with time.Sleep or a time.Timer instead", types.ExprString(cond), note),
+		[]finding.Evidence{
+			{Label: "runtime.Gosched calls per iteration", Value: float64(yields)},
+			{Label: "blocking operations in the loop", Value: 0},
+			{Label: "statements in the loop body", Value: float64(len(f.Body.List))},
+			{Label: "loop at line", Value: analysisutil.Line(pass, f.Pos())},
+		})
 }
 
 // isEmptyForever reports for {} and for true {}: a loop with nothing in it
@@ -560,6 +750,107 @@ type spin struct {
 	// loop: its own, and those of ifs whose branch always leaves.
 	bounds map[types.Object]bool
 	helper *types.Func // a never-blocking helper the loop waits on
+	// awaiting holds the compare-and-swaps from a fixed state that the
+	// loop retries blindly (awaitedStates): waits, not retries.
+	awaiting map[*ast.CallExpr]bool
+}
+
+// awaitedStates returns the compare-and-swaps of a loop that wait for
+// another goroutine to put a word into a state: the loop's condition (for
+// !atomic.CompareAndSwapInt32(&q.state, ready, reading) { runtime.Gosched()
+// }), or the condition of an if that leaves the loop and is its body's
+// first statement, is a CAS whose old and new values are both constants,
+// and the old one is not the zero value; the rest of the body only
+// yields or counts (onlyYields). Nothing in the loop reads the
+// word before trying, so a failed round does not mean another goroutine's
+// CAS won (a retry bounded by contention): mostly it means the word is not
+// in that state yet (an idle queue, a slot not yet filled), and the loop
+// spins until a producer comes. A CAS from the zero value (0, false, nil)
+// to a constant is a lock's or a one-time slot's acquire, which the rule
+// leaves to the lock's author (acquires). A state-machine transition that
+// loads the state first and tries the CAS only when it holds is not
+// blind, and is not returned.
+func awaitedStates(info *types.Info, f *ast.ForStmt) map[*ast.CallExpr]bool {
+	var conds []ast.Expr
+	if f.Cond != nil && onlyYields(info, f.Body.List) {
+		conds = append(conds, f.Cond)
+	}
+	if f.Cond == nil && len(f.Body.List) > 0 && onlyYields(info, f.Body.List[1:]) {
+		loop := astutil.Loop{Stmt: f}
+		if ifs, ok := f.Body.List[0].(*ast.IfStmt); ok && ifs.Init == nil && ifs.Else == nil && astutil.Leaves(info, ifs.Body, loop, true) {
+			conds = append(conds, ifs.Cond)
+		}
+	}
+	var out map[*ast.CallExpr]bool
+	for _, c := range conds {
+		if c == nil {
+			continue
+		}
+		c = ast.Unparen(c)
+		if u, ok := c.(*ast.UnaryExpr); ok && u.Op == token.NOT {
+			c = ast.Unparen(u.X)
+		}
+		if call, ok := c.(*ast.CallExpr); ok && fixedStateCAS(info, call) {
+			if out == nil {
+				out = map[*ast.CallExpr]bool{}
+			}
+			out[call] = true
+		}
+	}
+	return out
+}
+
+// onlyYields reports whether list does nothing but yield, count in local
+// variables or nothing: the body of a blind wait. A body that looks at
+// the state (if atomic.LoadInt32(&op.state) == 0 { return }: a hand-made
+// lock's release that waits out a short critical section) knows the
+// states and is left to its author.
+func onlyYields(info *types.Info, list []ast.Stmt) bool {
+	for _, st := range list {
+		switch st := st.(type) {
+		case *ast.EmptyStmt:
+		case *ast.IncDecStmt:
+			id, ok := ast.Unparen(st.X).(*ast.Ident)
+			if !ok || !analysisutil.Local(info.Uses[id]) {
+				return false
+			}
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(st.X).(*ast.CallExpr)
+			if !ok || astutil.ClassifyCall(info, call) != astutil.Yield {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fixedStateCAS reports a compare-and-swap whose old and new values are
+// constants, the old one not the zero value: CompareAndSwap(ready, reading).
+func fixedStateCAS(info *types.Info, call *ast.CallExpr) bool {
+	fn := analysisutil.Callee(info, call)
+	if !blocking.IsCAS(fn) {
+		return false
+	}
+	old := 0 // method: CompareAndSwap(old, new)
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() == nil {
+		old = 1 // function: CompareAndSwapT(addr, old, new)
+	}
+	if len(call.Args) != old+2 {
+		return false
+	}
+	o, n := info.Types[call.Args[old]], info.Types[call.Args[old+1]]
+	if o.Value == nil || n.Value == nil {
+		return false
+	}
+	switch o.Value.Kind() {
+	case constant.Bool:
+		return constant.BoolVal(o.Value)
+	case constant.Int:
+		return constant.Sign(o.Value) != 0
+	}
+	return false
 }
 
 // waits checks a condition the loop waits on, and notes whether it reads
@@ -729,6 +1020,9 @@ func (s *spin) write(call *ast.CallExpr) {
 	switch {
 	case isTryLock(s.info, call):
 		// A TryLock spin waits for the holder to unlock.
+	case s.awaiting[call]:
+		// A blind CAS from a fixed state waits for the state.
+		s.shared = true
 	case acquires(s.info, call):
 		// CAS(nil or 0 → mine): a lock or a first-store guard that
 		// a hand-made synchronisation primitive spins on by design.
@@ -760,6 +1054,23 @@ func (s *spin) stmt(st ast.Stmt) {
 		s.expr(st.X)
 	case *ast.AssignStmt:
 		s.assign(st)
+	case *ast.DeclStmt:
+		// var x = e is x := e, spelled another way: the same re-read.
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return // a type or constant declared in the loop runs nothing
+		}
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) == 0 {
+				continue // a zero value: the goroutine's own, reads nothing
+			}
+			lhs := make([]ast.Expr, len(vs.Names))
+			for i, n := range vs.Names {
+				lhs[i] = n
+			}
+			s.assign(&ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, TokPos: vs.Pos(), Rhs: vs.Values})
+		}
 	case *ast.IncDecStmt:
 		id, ok := ast.Unparen(st.X).(*ast.Ident)
 		obj := s.info.Uses[id]

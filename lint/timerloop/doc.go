@@ -46,7 +46,15 @@
 //     function of the package that returns time.After(...) or
 //     time.NewTimer(...).C (case <-randomTimeout(d)), or kept in a
 //     variable by a statement of the loop's body (timeout :=
-//     time.After(d), t := time.NewTimer(d) then case <-t.C);
+//     time.After(d), t := time.NewTimer(d) then case <-t.C, in a select
+//     of the loop itself: one in an inner loop goes round that loop,
+//     which keeps the timer until it fires, as a batch window does), or by a
+//     branch of the loop, a case's body or an if, where it replaces a
+//     timer that may still be pending (idle = time.After(d) on every
+//     message, received as case <-idle on a later pass), unless the
+//     branch is the case that received the old timer (it fired), sits
+//     under an if that reads the variable (if idle == nil { ... } arms
+//     one at a time), or the loop stops the old timer;
 //
 // and, in any loop, every time.Tick, which starts a ticker that is never
 // stopped; and anywhere, time.Sleep(d) and <-time.After(d) with a constant
@@ -60,7 +68,12 @@
 //
 // A case "lets the loop go on" when it continues it, or neither leaves the
 // loop (return, break, a call that never returns, an if/else or switch
-// whose every branch does) nor is followed by statements that do. So it
+// whose every branch does) nor is followed by statements that do. A case
+// <-ctx.Done() does not, when the loop ends once ctx is done: its
+// condition requires ctx.Err() == nil (for ctx.Err() == nil { ...;
+// select { case <-ctx.Done(): case <-time.After(d): } }), or its body
+// starts with if ctx.Err() != nil { return }; the timer is then dropped
+// once, when the loop ends. So it
 // stays silent for a timer made once before the loop and Reset in it, for
 // a select whose other cases all leave (a wait with a timeout, the
 // sleep-or-cancel idiom of a retry loop), for a select followed by a

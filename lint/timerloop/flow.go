@@ -164,6 +164,9 @@ func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer
 		if c.Comm != nil && c.Comm.Pos() <= timer.Pos() && timer.End() <= c.Comm.End() {
 			continue
 		}
+		if endsLoop(info, c.Comm, loop) {
+			continue // the context is done: the loop ends at its next check
+		}
 		if continues(info, &ast.BlockStmt{List: c.Body}, loop) {
 			return true
 		}
@@ -181,4 +184,102 @@ func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer
 		}
 	}
 	return false
+}
+
+// endsLoop reports whether a select case receives from ctx.Done() (a
+// context.Context's) where loop ends once that context is done: its
+// condition requires ctx.Err() == nil (for ctx.Err() == nil { ... }), or
+// its body starts with if ctx.Err() != nil { leave }. When the case runs,
+// the loop ends before it makes another timer, so the timer of that round
+// is dropped once, at the end, not per iteration.
+func endsLoop(info *types.Info, comm ast.Stmt, loop astutil.Loop) bool {
+	var x ast.Expr
+	switch s := comm.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			x = s.Rhs[0]
+		}
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return false
+	}
+	ctx := contextCall(info, u.X, "Done")
+	if ctx == "" {
+		return false
+	}
+	if f, ok := loop.Stmt.(*ast.ForStmt); ok && f.Cond != nil && requiresNoErr(info, f.Cond, ctx) {
+		return true
+	}
+	body := loop.Body().List
+	if len(body) == 0 {
+		return false
+	}
+	ifs, ok := body[0].(*ast.IfStmt)
+	if !ok || ifs.Init != nil || !surelyLeaves(info, ifs.Body.List, loop, true) {
+		return false
+	}
+	b, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+	return ok && b.Op == token.NEQ && isNil(info, b.Y) && contextCall(info, b.X, "Err") == ctx
+}
+
+// requiresNoErr reports whether cond holds only while ctx.Err() == nil:
+// it is that comparison, or a && of which one operand is.
+func requiresNoErr(info *types.Info, cond ast.Expr, ctx string) bool {
+	b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case token.LAND:
+		return requiresNoErr(info, b.X, ctx) || requiresNoErr(info, b.Y, ctx)
+	case token.EQL:
+		return isNil(info, b.Y) && contextCall(info, b.X, "Err") == ctx
+	}
+	return false
+}
+
+// contextCall returns the spelling of ctx when e is ctx.<method>() for a
+// method of context.Context (Done, Err), and "" otherwise. The context
+// must be a plain variable or a field chain (ctx, s.ctx): a call such as
+// r.Context() may return another context each time.
+func contextCall(info *types.Info, e ast.Expr, method string) string {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || len(call.Args) != 0 {
+		return ""
+	}
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != method {
+		return ""
+	}
+	fn, _ := info.Uses[sel.Sel].(*types.Func)
+	if fn == nil || !implementsContext(info.TypeOf(sel.X)) {
+		return ""
+	}
+	for x := ast.Unparen(sel.X); ; {
+		switch y := x.(type) {
+		case *ast.Ident:
+			return types.ExprString(sel.X)
+		case *ast.SelectorExpr:
+			x = ast.Unparen(y.X)
+			continue
+		}
+		return ""
+	}
+}
+
+// implementsContext reports whether t is or implements context.Context.
+func implementsContext(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	for _, m := range []string{"Done", "Err", "Deadline", "Value"} {
+		obj, _, _ := types.LookupFieldOrMethod(t, true, nil, m)
+		if _, ok := obj.(*types.Func); !ok {
+			return false
+		}
+	}
+	return true
 }

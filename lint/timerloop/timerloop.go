@@ -246,6 +246,10 @@ func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
 				ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
 				c.dropped(call, false, "time.NewTimer in a loop makes a new timer every iteration, dropped when another case wins",
 					"make one before the loop and Reset it", d, isConst, ev)
+			} else if sel := c.rearmed(call, parent, stack, loop, true); sel != nil {
+				ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
+				c.dropped(call, false, "time.NewTimer in a loop, assigned in a branch, makes a new timer each time the branch runs and drops the pending one",
+					"make one before the loop and Reset it", d, isConst, ev)
 			}
 			return
 		}
@@ -258,7 +262,93 @@ func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
 		ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
 		c.dropped(call, false, what+" in a loop makes a new timer every iteration, dropped when another case wins",
 			"make one time.Timer before the loop and Reset it", d, isConst, ev)
+	} else if sel := c.rearmed(chanExpr, parent, stack, loop, false); sel != nil {
+		ev = append(ev, finding.Evidence{Label: "select at line", Value: analysisutil.Line(c.pass, sel.Pos())})
+		c.dropped(call, false, what+" in a loop, assigned in a branch, makes a new timer each time the branch runs and drops the pending one",
+			"make one time.Timer before the loop and Reset it", d, isConst, ev)
 	}
+}
+
+// rearmed handles a timer channel (or, viaC, a timer) assigned to a local
+// variable in a branch of the loop — a select case's body, an if — rather
+// than by a statement of its body (receivedVia), and received from that
+// variable in a select of the loop on a later pass (idle = time.After(d)
+// on every message, case <-idle: flush). Each run of the branch makes a
+// new timer and drops the one still pending. It is silent when the
+// assignment cannot drop a pending timer: it is in the case that receives
+// from the variable (that timer fired), or under an if whose condition
+// reads the variable (if idle == nil { idle = time.After(d) } arms one
+// timer at a time); when the loop stops the timer it replaces (a Stop on
+// the variable); and, as for the other forms, when the select's other
+// cases all leave the loop.
+func (c *checker) rearmed(x ast.Expr, parent ast.Node, stack []ast.Node, loop astutil.Loop, viaC bool) *ast.SelectStmt {
+	info := c.pass.TypesInfo
+	as, ok := parent.(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 || ast.Unparen(as.Rhs[0]) != x ||
+		slices.Contains(loop.Body().List, ast.Stmt(as)) {
+		return nil
+	}
+	v := analysisutil.Target(info, as.Lhs[0])
+	if v == nil || !analysisutil.Local(v) {
+		return nil
+	}
+	refersV := func(n ast.Node) bool {
+		return astutil.Uses(info, n, func(o types.Object) bool { return o == v })
+	}
+	for _, n := range stack[loop.Index+1:] {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			return nil // in a closure, or an inner loop: not followed here
+		case *ast.IfStmt:
+			if refersV(n.Cond) || n.Init != nil && refersV(n.Init) {
+				return nil // armed only when none is pending
+			}
+		case *ast.CommClause:
+			if n.Comm != nil && receivesFrom(info, n.Comm, v, viaC) {
+				return nil // the timer it replaces has fired
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && refersV(n.Tag) {
+				return nil
+			}
+		}
+	}
+	stopped := false
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Stop" && refersV(sel.X) {
+				stopped = true
+			}
+		}
+		return !stopped
+	})
+	if stopped {
+		return nil
+	}
+	var found *ast.SelectStmt
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			// A select in an inner loop goes round that loop, which
+			// keeps the timer until it fires (a batch window).
+			return false
+		}
+		if found != nil {
+			return false
+		}
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok {
+			return true
+		}
+		for _, cl := range sel.Body.List {
+			cl := cl.(*ast.CommClause)
+			if cl.Comm != nil && receivesFrom(info, cl.Comm, v, viaC) && mayContinue(info, sel, loop, cl.Comm, c.parentsOf(loop)) {
+				found = sel
+			}
+		}
+		return found == nil
+	})
+	return found
 }
 
 // checkHelper reports a call of a timer helper of the package in a loop,
@@ -447,7 +537,13 @@ func (c *checker) receivedVia(x ast.Expr, parent ast.Node, loop astutil.Loop, vi
 	}
 	var found *ast.SelectStmt
 	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		if _, ok := n.(*ast.FuncLit); ok || found != nil {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			// A select in an inner loop goes round that loop, which
+			// keeps the timer until it fires (a batch window).
+			return false
+		}
+		if found != nil {
 			return false
 		}
 		sel, ok := n.(*ast.SelectStmt)

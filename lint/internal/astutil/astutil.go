@@ -82,7 +82,9 @@ func LoopAt(info *types.Info, stack []ast.Node, i int) Loop {
 // IsCounted reports whether a for loop counts its way to the end: it has a
 // condition and a post statement, and the condition reads a variable the
 // post statement changes (for i := 0; i < n; i++, or a list walk). Such a
-// loop is bounded, so a non-blocking step inside it is not a spin.
+// loop is bounded, so a non-blocking step inside it is not a spin. A post
+// statement that reads a value afresh (n = q.Len(), rereads) does not
+// step: the loop polls.
 func IsCounted(info *types.Info, f *ast.ForStmt) bool {
 	if f.Cond == nil || f.Post == nil {
 		return false
@@ -99,11 +101,43 @@ func IsCounted(info *types.Info, f *ast.ForStmt) bool {
 	case *ast.IncDecStmt:
 		mark(p.X)
 	case *ast.AssignStmt:
-		for _, l := range p.Lhs {
+		if len(p.Rhs) == 1 && rereads(info, p.Rhs[0], p.Lhs) {
+			break // n = q.Len(): the same reading again, not a step
+		}
+		for i, l := range p.Lhs {
+			if len(p.Rhs) == len(p.Lhs) && rereads(info, p.Rhs[i], p.Lhs[i:i+1]) {
+				continue
+			}
 			mark(l)
 		}
 	}
 	return Uses(info, f.Cond, func(obj types.Object) bool { return changed[obj] })
+}
+
+// rereads reports whether the post statement's value e, assigned to lhs,
+// reads something afresh rather than stepping from lhs: a call (not a
+// conversion) whose arguments and receiver do not mention what lhs names
+// (for n := q.Len(); n == 0; n = q.Len() { ... } polls; for x := l; x !=
+// nil; x = x.Next() and for i := 0; i < n; i = next(i) step).
+func rereads(info *types.Info, e ast.Expr, lhs []ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	if tv, ok := info.Types[call.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+		return false
+	}
+	objs := map[types.Object]bool{}
+	for _, l := range lhs {
+		if id, ok := ast.Unparen(l).(*ast.Ident); ok {
+			if obj := info.ObjectOf(id); obj != nil {
+				objs[obj] = true
+			}
+		} else {
+			return false // a field or an element: leave it counted
+		}
+	}
+	return !Uses(info, call, func(obj types.Object) bool { return objs[obj] })
 }
 
 // Uses reports whether n refers to an object for which pred is true.

@@ -74,13 +74,13 @@ func ping(k int) int { // want ping:"never blocks"
 
 func pong(k int) int { return ping(k) } // want pong:"never blocks"
 
-func down(k int) { // may block: its cycle reaches a lock
+func down(k int) { // want down:"may block, locks"
 	if k > 0 {
 		up(k - 1)
 	}
 }
 
-func up(k int) {
+func up(k int) { // want up:"may block, locks"
 	if k == 5 {
 		mu.Lock()
 		mu.Unlock()
@@ -100,9 +100,53 @@ func sleep() { time.Sleep(time.Millisecond) } // want sleep:"blocks"
 
 func forever() { select {} } // want forever:"blocks"
 
-func locks() { mu.Lock(); n++; mu.Unlock() } // want locks:"blocks"
+func locks() { mu.Lock(); n++; mu.Unlock() } // want locks:"^blocks, locks$"
 
-func viaOther() { b.Lock() } // want viaOther:"blocks"
+// Critical sections: a mutex taken and released by the function itself.
+
+type lq struct {
+	mu    sync.Mutex
+	rw    sync.RWMutex
+	items []int
+}
+
+func (q *lq) pop() (int, bool) { // want pop:"^blocks, locks$"
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return 0, false
+	}
+	v := q.items[0]
+	q.items = q.items[1:]
+	return v, true
+}
+
+func (q *lq) size() int { // want size:"^blocks, locks$"
+	q.rw.RLock()
+	defer q.rw.RUnlock()
+	return len(q.items)
+}
+
+func (q *lq) viaPop() bool { _, ok := q.pop(); return ok } // want viaPop:"^may block, locks$"
+
+// Not critical sections: a lock kept, a read lock released as a write
+// lock, a wait under the lock.
+func (q *lq) hold() { q.mu.Lock() } // want hold:"^blocks$"
+
+func (q *lq) mismatched() { // want mismatched:"^blocks$"
+	q.rw.RLock()
+	q.rw.Unlock()
+}
+
+func (q *lq) waitUnder() { // want waitUnder:"^blocks$"
+	q.mu.Lock()
+	<-ch
+	q.mu.Unlock()
+}
+
+func viaPkgLocker() int { return b.Len() } // want viaPkgLocker:"^may block, locks$"
+
+func viaOther() { b.Lock() } // want viaOther:"^blocks$"
 
 func viaLocal() { locks() } // want viaLocal:"blocks"
 

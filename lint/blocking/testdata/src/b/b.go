@@ -10,7 +10,15 @@ var (
 
 func Inc() { n++ } // want Inc:"never blocks"
 
-func Lock() { mu.Lock() } // want Lock:"blocks"
+func Lock() { mu.Lock() } // want Lock:"^blocks$"
+
+var items []int
+
+func Len() int { // want Len:"^blocks, locks$"
+	mu.Lock()
+	defer mu.Unlock()
+	return len(items)
+}
 
 func Maybe(f func()) { f() }
 

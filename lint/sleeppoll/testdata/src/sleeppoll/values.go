@@ -155,18 +155,6 @@ func (q *lockedQueue) pop() (int, bool) {
 	return v, true
 }
 
-// pop takes a lock: it may block, so the loop is not only polling.
-func lockedWorker(q *lockedQueue) {
-	for {
-		j, ok := q.pop()
-		if !ok {
-			time.Sleep(100 * time.Microsecond)
-			continue
-		}
-		process(j)
-	}
-}
-
 func pacedForever(q *queue) {
 	for {
 		q.pop()

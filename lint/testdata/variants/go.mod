@@ -1,0 +1,3 @@
+module variants
+
+go 1.22
