@@ -130,6 +130,12 @@ func (c *checker) checksFlag(body *ast.BlockStmt) bool {
 		case *ast.FuncLit:
 			return false
 		case *ast.IfStmt:
+			if skipsRest(n.Body) {
+				// `if !ready.Load() { continue }; work; sleep`: the sleep
+				// runs only after the work, so it paces; the skip is no
+				// sleep poll (a busy skip is spinwait's to judge).
+				return true
+			}
 			ast.Inspect(n.Cond, func(m ast.Node) bool {
 				call, ok := m.(*ast.CallExpr)
 				if !ok {
@@ -148,6 +154,22 @@ func (c *checker) checksFlag(body *ast.BlockStmt) bool {
 		return !found
 	})
 	return found
+}
+
+// skipsRest reports whether body ends the iteration early: its last
+// statement is a continue, break, goto or return, so what follows the if
+// (the sleep) runs only on the other path.
+func skipsRest(body *ast.BlockStmt) bool {
+	if body == nil || len(body.List) == 0 {
+		return false
+	}
+	switch last := body.List[len(body.List)-1].(type) {
+	case *ast.BranchStmt:
+		return last.Tok == token.CONTINUE || last.Tok == token.BREAK || last.Tok == token.GOTO
+	case *ast.ReturnStmt:
+		return true
+	}
+	return false
 }
 
 // idlePath returns the statements of body that run on an iteration with

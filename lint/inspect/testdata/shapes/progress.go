@@ -86,12 +86,10 @@ func waitShared(head *atomic.Pointer[[]byte]) {
 }
 
 // pollLocalCopy assigns its condition's local from shared state each pass
-// and never moves it itself: a spin.
-// spinwait (SD106) does not report it yet, so the verdict is compute: a
-// miss, not a false alarm.
+// and never moves it itself: a spin (SD106).
 func pollLocalCopy(ready *atomic.Int32) {
 	v := ready.Load()
-	for v == 0 { // at: compute
+	for v == 0 { // at: atomic-spin
 		v = ready.Load()
 	}
 }
@@ -121,11 +119,10 @@ func halve(n int64, shift *atomic.Int64) (steps int) {
 }
 
 // waitNext follows a shared pointer it re-reads every pass: the step is
-// not its own. A spin that spinwait (SD106) does not report yet, so the
-// verdict is compute: a miss, not a false alarm.
+// not its own, a spin (SD106).
 func waitNext(head *atomic.Pointer[node]) {
 	p := head.Load()
-	for p == nil { // at: compute
+	for p == nil { // at: atomic-spin
 		p = head.Load()
 	}
 }
