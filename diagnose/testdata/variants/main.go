@@ -2,8 +2,9 @@
 // waiting loop that real code writes (or a close negative of one), run
 // alone for -duration under a CPU profile written to -cpuprofile (or an
 // execution trace to -trace). The loops are marked: a positive's `for`
-// line carries "variant:spin SDxxx" with the rule lint reports there, a
-// negative's "variant:quiet"; TestVariantsAgree (variants_e2e_test.go)
+// line carries "variant:spin SDxxx" with the rule lint reports there
+// (and "yield" when its only wait is runtime.Gosched), a negative's
+// "variant:quiet"; TestVariantsAgree (variants_e2e_test.go)
 // checks that lint, the profile joined with this source and the trace
 // joined with it say the same of every loop, at every GOMAXPROCS.
 //
@@ -103,7 +104,7 @@ func sendFull(ch chan int, stop *atomic.Bool) {
 
 // flagGosched yields until a flag is set.
 func flagGosched(ready *atomic.Bool) {
-	for !ready.Load() { // variant:spin SD106
+	for !ready.Load() { // variant:spin SD106 yield
 		runtime.Gosched()
 	}
 }
