@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	pprof "github.com/google/pprof/profile"
@@ -53,14 +54,25 @@ type AnalyzeOptions struct {
 	// MaxGeneration bounds the trace reader's generation, in bytes (0: the
 	// default of exectrace.Options).
 	MaxGeneration int64
+	// Release drops each capture's raw bytes (Capture.Data) once it is
+	// read, keeping only what was read from it: the captures are held
+	// together only until then. Set it when the set is not saved after.
+	Release bool
 }
 
 // Summary is what each source saw, for the report; a nil part was not
 // captured or could not be read (Failed says why).
 type Summary struct {
-	Target     string                   `json:"target"`
-	Captures   []*Capture               `json:"captures"`
-	Failed     []string                 `json:"failed,omitempty"`
+	Target   string     `json:"target"`
+	Captures []*Capture `json:"captures"`
+	Failed   []string   `json:"failed,omitempty"`
+	// Skipped lists the captures not taken on purpose, and why.
+	Skipped []string `json:"skipped,omitempty"`
+	// Read counts the captures read by their source: 0 means nothing
+	// could be diagnosed, whatever the failures say.
+	Read int `json:"read"`
+	// Dumps names the goroutine captures the leak analysis compared.
+	Dumps      []string                 `json:"goroutine_dumps,omitempty"`
 	Profile    *diagnose.ProfileSummary `json:"profile,omitempty"`
 	Trace      *diagnose.TraceSummary   `json:"trace,omitempty"`
 	Goroutines *goroutines.Summary      `json:"goroutines,omitempty"`
@@ -80,10 +92,23 @@ type Result struct {
 // joins the findings (diagnose.Check). A capture that cannot be read is
 // added to Failed and the others still count.
 func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
-	sum := &Summary{Target: s.Target, Captures: s.Captures}
+	sum := &Summary{Target: s.Target, Captures: s.Captures, Skipped: s.Skipped()}
 	var in diagnose.CheckInput
 	fail := func(kind string, err error) {
+		if c := s.Get(kind); c != nil && c.File != "" {
+			kind += " (file " + c.File + ")" // a saved directory's: say which file
+		}
 		sum.Failed = append(sum.Failed, fmt.Sprintf("%s: %v", kind, err))
+	}
+	// done marks a capture read (ok) and, with Release, drops its bytes.
+	done := func(c *Capture, ok bool) {
+		if ok {
+			sum.Read++
+		}
+		if opt.Release && c != nil {
+			c.Bytes = c.Size()
+			c.Data = nil
+		}
 	}
 	for _, c := range s.Captures {
 		if c.Error != "" {
@@ -99,6 +124,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		} else {
 			sum.Procs = pc.Summary
 			in.Procs = pc.Findings
+			sum.Read++
 			if cpus <= 0 && pc.Summary != nil {
 				cpus = pc.Summary.CPUs.Available
 			}
@@ -106,7 +132,9 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	}
 
 	if c := s.Get(KindProfile); c.OK() {
-		if p, err := profile.ReadContext(ctx, c.Endpoint, bytes.NewReader(c.Data), opt.ProfileLimits); err != nil {
+		p, err := profile.ReadContext(ctx, c.Endpoint, bytes.NewReader(c.Data), opt.ProfileLimits)
+		done(c, err == nil)
+		if err != nil {
 			fail(c.Kind, err)
 		} else if res, err := profile.Analyze([]*pprof.Profile{p}, profile.Options{}); err != nil {
 			fail(c.Kind, err)
@@ -119,7 +147,9 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 
 	if c := s.Get(KindTrace); c.OK() {
 		topt := exectrace.Options{CPUs: cpus, ProcessCPU: time.Duration(c.ProcessCPU * float64(time.Second)), MaxGeneration: opt.MaxGeneration}
-		if res, err := exectrace.Analyze(ctx, bytes.NewReader(c.Data), topt); err != nil {
+		res, err := exectrace.Analyze(ctx, bytes.NewReader(c.Data), topt)
+		done(c, err == nil)
+		if err != nil {
 			fail(c.Kind, err)
 		} else {
 			if t := res.Summary.Truncated; t != nil {
@@ -133,32 +163,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		}
 	}
 
-	var dumps []*goroutines.Dump
-	for _, kind := range []string{KindGoroutineStart, KindGoroutineEnd, KindLeak} {
-		c := s.Get(kind)
-		if !c.OK() {
-			continue
-		}
-		d, err := goroutines.Parse(c.Endpoint, c.Data, goroutines.ReadOptions{})
-		if err != nil {
-			fail(kind, err)
-			continue
-		}
-		if d.Time.IsZero() {
-			// The answer's time: the dump is taken when the server answers.
-			d.Time = c.Start.Add(time.Duration(c.Duration * float64(time.Second))).UTC()
-		}
-		dumps = append(dumps, d)
-	}
-	if len(dumps) > 0 {
-		// The window of a single check is short: only the two dumps' growth
-		// and the leak profile can show a leak; age needs minutes.
-		if res, err := goroutines.Analyze(dumps, goroutines.Options{}); err != nil {
-			fail("goroutines", err)
-		} else {
-			sum.Goroutines, in.Goroutines = res.Summary, res.Findings
-		}
-	}
+	sum.Goroutines, in.Goroutines, sum.Dumps = analyzeDumps(s, fail, done)
 
 	var profs []*contention.Profile
 	for _, kind := range []string{KindMutex, KindBlock} {
@@ -171,6 +176,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		// would call both "mutex", and the summary would name the wrong
 		// setting to enable).
 		p, err := contention.Parse(c.Endpoint, c.Data, contention.ReadOptions{Kind: contention.Kind(kind)})
+		done(c, err == nil)
 		if err != nil {
 			fail(kind, err)
 			continue
@@ -189,5 +195,94 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	fs, js := diagnose.Check(in)
 	sum.Join = js
 	fs, sum.Live = joinLive(ctx, s, fs, cpus, opt.Source, fail)
+	if sum.Live != nil {
+		sum.Read++
+	}
+	for _, kind := range []string{KindLive, KindLiveSnapshot} {
+		if c := s.Get(kind); c != nil && opt.Release {
+			done(c, false)
+		}
+	}
 	return &Result{Findings: fs, Summary: sum}, nil
+}
+
+// analyzeDumps reads the goroutine captures and finds leaks. Two dumps of
+// one format are compared: the full dumps (debug=2: IDs, ages, creators)
+// when both were taken, else the two goroutine profiles (debug=0), which
+// every check takes; the leak endpoint's answer, whatever its form, is the
+// leak profile. It returns the summary, the findings and the captures
+// compared.
+func analyzeDumps(s *Set, fail func(string, error), done func(*Capture, bool)) (*goroutines.Summary, []finding.Finding, []string) {
+	pick := []string{}
+	switch {
+	case s.Get(KindGoroutineStart).OK() && s.Get(KindGoroutineEnd).OK():
+		pick = append(pick, KindGoroutineStart, KindGoroutineEnd)
+	case s.Get(KindGoroutineStartProto).OK() && s.Get(KindGoroutineEndProto).OK():
+		pick = append(pick, KindGoroutineStartProto, KindGoroutineEndProto)
+	default:
+		// One moment only: the richest capture of the latest.
+		for _, k := range []string{KindGoroutineEnd, KindGoroutineEndProto, KindGoroutineStart, KindGoroutineStartProto} {
+			if s.Get(k).OK() {
+				pick = append(pick, k)
+				break
+			}
+		}
+	}
+	var dumps []*goroutines.Dump
+	var used []string
+	read := func(kind string, leak bool) {
+		c := s.Get(kind)
+		if !c.OK() {
+			return
+		}
+		d, err := goroutines.Parse(c.Endpoint, c.Data, goroutines.ReadOptions{})
+		done(c, err == nil)
+		if err != nil {
+			fail(kind, err)
+			return
+		}
+		if d.Time.IsZero() {
+			// The answer's time: the dump is taken when the server answers.
+			d.Time = c.Start.Add(time.Duration(c.Duration * float64(time.Second))).UTC()
+		}
+		if leak {
+			markLeakAnswer(d)
+		}
+		dumps = append(dumps, d)
+		used = append(used, kind)
+	}
+	for _, k := range pick {
+		read(k, false)
+	}
+	read(KindLeak, true)
+	// The captures not compared are not read: drop their bytes too.
+	for _, k := range []string{KindGoroutineStart, KindGoroutineEnd, KindGoroutineStartProto, KindGoroutineEndProto} {
+		if c := s.Get(k); c.OK() && !slices.Contains(pick, k) {
+			done(c, false)
+		}
+	}
+	if len(dumps) == 0 {
+		return nil, nil, nil
+	}
+	// In the order they were taken: a full-dump leak profile stands in
+	// for a missing dump at its own moment.
+	slices.SortStableFunc(dumps, func(a, b *goroutines.Dump) int { return a.Time.Compare(b.Time) })
+	// The window of a single check is short: only the two dumps' growth
+	// and the leak profile can show a leak; age needs minutes.
+	res, err := goroutines.Analyze(dumps, goroutines.Options{})
+	if err != nil {
+		fail("goroutines", err)
+		return nil, nil, used
+	}
+	return res.Summary, res.Findings, used
+}
+
+// markLeakAnswer makes what the leak endpoint answered the leak profile,
+// whatever its form: Go 1.26 built with GOEXPERIMENT=goroutineleakprofile
+// answers goroutineleak?debug=2 with a full dump of every goroutine, the
+// leaked marked "(leaked)" and none when none leaked; its profile
+// (debug=0, 1) lists only the leaked. The endpoint says what it is even
+// when the dump's marks do not.
+func markLeakAnswer(d *goroutines.Dump) {
+	d.Profile = goroutines.ProfileGoroutineLeak
 }

@@ -3,6 +3,8 @@ package check
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/contention"
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 // TestEmptyBlockProfileKind: an empty block profile has no leaves that
@@ -52,5 +55,55 @@ func TestEmptyBlockProfileKind(t *testing.T) {
 	}
 	if len(res.Findings) != 0 {
 		t.Errorf("findings from empty profiles: %+v", res.Findings)
+	}
+}
+
+// TestLeakEndpointFullDump: a Go 1.26 service built with
+// GOEXPERIMENT=goroutineleakprofile answers goroutineleak?debug=2 with a
+// full dump (recorded in goroutines/testdata): beside the two dumps check
+// takes it is the leak profile, the goroutine analysis stands and SD701
+// carries the GC's proof. A full dump with no "(leaked)" mark (nothing
+// leaked) from that endpoint is the leak profile too, not a third dump.
+// Before, both made three dumps: the analysis failed and SD701 was lost.
+func TestLeakEndpointFullDump(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "goroutines", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	t0 := time.Date(2026, 11, 26, 19, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		leak  []byte
+		proof bool
+	}{
+		{read("leakprof-end.goroutineleak.debug2.txt"), true},
+		{read("leak-end.debug2.txt"), false}, // a full dump without marks
+	} {
+		s := &Set{Target: "http://127.0.0.1:1", Start: t0, Captures: []*Capture{
+			{Kind: KindGoroutineStart, Endpoint: "http://127.0.0.1:1/debug/pprof/goroutine?debug=2", Data: read("leak-start.debug2.txt"), Start: t0},
+			{Kind: KindLeak, Endpoint: "http://127.0.0.1:1/debug/pprof/goroutineleak?debug=2", Data: tc.leak, Start: t0.Add(time.Minute)},
+			{Kind: KindGoroutineEnd, Endpoint: "http://127.0.0.1:1/debug/pprof/goroutine?debug=2", Data: read("leak-end.debug2.txt"), Start: t0.Add(2 * time.Minute)},
+		}}
+		res, err := Analyze(context.Background(), s, AnalyzeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Summary.Failed) > 0 || res.Summary.Goroutines == nil {
+			t.Fatalf("failed %q; want the goroutine analysis", res.Summary.Failed)
+		}
+		var leak *finding.Finding
+		for i := range res.Findings {
+			if res.Findings[i].Rule == "SD701" {
+				leak = &res.Findings[i]
+			}
+		}
+		if leak == nil {
+			t.Fatalf("no SD701: %+v", res.Findings)
+		}
+		if got := strings.Contains(leak.Message, "the GC proved"); got != tc.proof {
+			t.Errorf("SD701 %q: the GC's proof present=%v, want %v", leak.Message, got, tc.proof)
+		}
 	}
 }

@@ -20,26 +20,52 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedoctor/schedoctor/goroutines"
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
 )
 
-// Kinds of capture, in the order Run takes them.
+// Kinds of capture, in the order Run takes them. The goroutine profile
+// (debug=0) of each moment comes first and gives the goroutine count; the
+// full dump (debug=2) of that moment is taken only below
+// Options.MaxDumpGoroutines (see DefaultMaxDumpGoroutines).
 const (
-	KindGoroutineStart = "goroutine-start"
-	KindProfile        = "profile"
-	KindTrace          = "trace"
-	KindMutex          = "mutex"
-	KindBlock          = "block"
-	KindLeak           = "goroutineleak"
-	KindGoroutineEnd   = "goroutine-end"
+	KindGoroutineStartProto = "goroutine-start-proto"
+	KindGoroutineStart      = "goroutine-start"
+	KindProfile             = "profile"
+	KindTrace               = "trace"
+	KindMutex               = "mutex"
+	KindBlock               = "block"
+	KindLeak                = "goroutineleak"
+	KindGoroutineEndProto   = "goroutine-end-proto"
+	KindGoroutineEnd        = "goroutine-end"
 )
 
 // MaxBytes caps every answer: the size cap the readers use (profile.MaxSize,
 // goroutines.DefaultMaxBytes), so nothing larger is ever held in memory.
 const MaxBytes = 256 << 20
 
+// DefaultTotalBytes is the budget of one check for all its answers
+// together (Options.MaxTotalBytes): as much as one answer may be, so that
+// a target whose every answer is a gzip bomb costs what one would. A real
+// check holds far less: a 3 s trace of a busy service is tens of MB, a
+// profile and the goroutine profiles a few.
+const DefaultTotalBytes = MaxBytes
+
+// DefaultMaxDumpGoroutines is the most goroutines at which Run takes a
+// full dump (goroutine?debug=2). runtime.Stack(all) stops the world for
+// the whole dump; the goroutine profile (debug=0, and debug=1) stops it
+// only to start and records the stacks while the program runs. Measured
+// on a shared 2-core AMD EPYC (docs/check.md, internal/lab/dumpstw):
+// debug=2 stopped the world 1.8 ms at 1,000 parked goroutines of 2 frames
+// and 27 ms with 21 frames, 46 ms and 0.77 s at 10,000, 0.67 s and 13 s
+// at 50,000; the profile under 0.1 ms at every count. 1,000 is where a
+// full dump's stop stays within a GC's order of magnitude (and Datadog's
+// profiler's cut-off, for the same reason).
+const DefaultMaxDumpGoroutines = 1000
+
 // Capture is one fetch: what, from where, when, how long, and what went
-// wrong. Data is the raw answer (nil when it failed or was absent).
+// wrong. Data is the raw answer (nil when it failed or was absent, or
+// once Analyze with Release has read it).
 type Capture struct {
 	Kind     string    `json:"kind"`
 	Endpoint string    `json:"endpoint"`
@@ -50,6 +76,14 @@ type Capture struct {
 	// on an optional endpoint such as goroutineleak): not an error.
 	Absent bool   `json:"absent,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Skipped says why Run did not take this capture on purpose (a full
+	// dump of too many goroutines, the byte budget spent, a stalled
+	// target): not an error.
+	Skipped string `json:"skipped,omitempty"`
+	// Goroutines is the count a goroutine profile or dump held; 0 unknown.
+	Goroutines int `json:"goroutines,omitempty"`
+	// Bytes is the size of the answer, kept when Data is released.
+	Bytes int64 `json:"bytes,omitempty"`
 	// ProcessCPU is the CPU time (user+system) the target's process got
 	// during the capture, from /proc/PID/stat; 0 unknown.
 	ProcessCPU float64 `json:"process_cpu_seconds,omitempty"`
@@ -59,7 +93,15 @@ type Capture struct {
 // OK reports whether the capture holds data.
 func (c *Capture) OK() bool { return c != nil && c.Error == "" && !c.Absent && len(c.Data) > 0 }
 
-// Options tune Run.
+// Size is the answer's size in bytes, whether or not Data is still held.
+func (c *Capture) Size() int64 {
+	if c.Bytes > 0 {
+		return c.Bytes
+	}
+	return int64(len(c.Data))
+}
+
+// Options tune Run. The zero value gives the defaults.
 type Options struct {
 	Seconds      int // CPU profile length; 0 means 10
 	TraceSeconds int // trace length; 0 means max(1, Seconds/3)
@@ -67,11 +109,33 @@ type Options struct {
 	DeltaSeconds int
 	PID          int           // the target's process on this machine; 0 none
 	Slack        time.Duration // added to each fetch's own length for its timeout; 0 means 15s
-	Client       *http.Client  // nil: a client that refuses other hosts
-	Log          func(format string, args ...any)
+	// IdleTimeout is how long an answer's body may bring less than
+	// httpfetch.ProgressBytes; 0 means httpfetch.DefaultIdleTimeout. The
+	// trace, streamed as the runtime fills its buffers, gets its length
+	// plus Slack.
+	IdleTimeout time.Duration
+	Client      *http.Client // nil: a client that refuses other hosts
+	Log         func(format string, args ...any)
 	// LivePath is where the service may mount the live monitor (live.Handler),
 	// probed once after the other captures (check/live.go); "" does not look.
 	LivePath string
+	// MaxDumpGoroutines is the most goroutines at which a full dump
+	// (debug=2) is taken; 0 means DefaultMaxDumpGoroutines, a negative
+	// value never takes one.
+	MaxDumpGoroutines int
+	// MaxTotalBytes bounds all the answers of the check together; 0 means
+	// DefaultTotalBytes. Each answer is also bounded by MaxBytes.
+	MaxTotalBytes int64
+}
+
+func (o Options) maxDump() int {
+	switch {
+	case o.MaxDumpGoroutines < 0:
+		return -1
+	case o.MaxDumpGoroutines == 0:
+		return DefaultMaxDumpGoroutines
+	}
+	return o.MaxDumpGoroutines
 }
 
 // Set is every capture of one check.
@@ -106,6 +170,17 @@ func (s *Set) Failed() []string {
 	return out
 }
 
+// Skipped lists the captures not taken on purpose, one line each.
+func (s *Set) Skipped() []string {
+	var out []string
+	for _, c := range s.Captures {
+		if c.Skipped != "" {
+			out = append(out, fmt.Sprintf("%s: %s", c.Kind, c.Skipped))
+		}
+	}
+	return out
+}
+
 // Captured counts the captures that hold data.
 func (s *Set) Captured() int {
 	n := 0
@@ -118,39 +193,83 @@ func (s *Set) Captured() int {
 }
 
 // ErrOtherHost is returned when the target redirects to a host other than
-// the one given: check contacts only the URL given.
-var ErrOtherHost = errors.New("redirect to another host refused")
+// the one given: check contacts only the URL given. It is httpfetch's one
+// rule for every fetch.
+var ErrOtherHost = httpfetch.ErrRedirect
 
 // Client returns a client for base that follows redirects only within
-// base's scheme and host.
+// base's scheme and host (httpfetch.CheckRedirect: within the first
+// request's, which is base's).
 func Client(base *url.URL) *http.Client {
-	return &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if req.URL.Host != base.Host || req.URL.Scheme != base.Scheme {
-			return fmt.Errorf("%w (%s)", ErrOtherHost, req.URL.Redacted())
-		}
-		if len(via) >= 5 {
-			return errors.New("too many redirects")
-		}
-		return nil
-	}}
+	return &http.Client{CheckRedirect: httpfetch.CheckRedirect}
 }
 
 // ParseBase checks a service URL and returns its base (scheme://host and
-// any path prefix before /debug/pprof).
+// any path prefix before /debug/pprof). Its error never shows a password.
 func ParseBase(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: not an http(s) URL", raw)
+	u, err := httpfetch.ParseURL(raw)
+	if err != nil {
+		return nil, err
 	}
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/debug/pprof")
+	u.RawPath = ""
 	u.RawQuery, u.Fragment = "", ""
 	return u, nil
+}
+
+// HasScheme reports whether arg starts like a URL ("http:", "https:",
+// "ftp:", any RFC 3986 scheme of two letters or more): such an argument is
+// always a URL, never a directory that happens to be named "http:".
+func HasScheme(arg string) bool {
+	i := strings.IndexByte(arg, ':')
+	if i < 2 { // "C:" is a drive, "" no scheme
+		return false
+	}
+	for k, r := range arg[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || k > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// step is one capture Run may take.
+type step struct {
+	kind, path string
+	q          url.Values
+	secs       int
+	optional   bool // a 404 means absent, not an error
+	check      func([]byte) error
+	// full is a debug=2 dump: taken only below the goroutine limit.
+	full bool
+	// count parses the answer for its goroutine count.
+	count bool
+}
+
+// runner holds what every capture of a Run shares: the byte budget left,
+// the goroutine count last read, and the capture that stalled.
+type runner struct {
+	opt     Options
+	base    *url.URL
+	client  *http.Client
+	logf    func(string, ...any)
+	left    int64 // bytes of the budget not yet used
+	total   int64
+	count   int    // goroutines at the last goroutine profile; -1 unknown
+	stalled string // the kind whose answer stalled; "" none
 }
 
 // Run takes the captures in order, one at a time, and returns whatever it
 // got: a failed capture is recorded and the next one taken, unless the
 // context ends (Ctrl-C), which cancels the request in flight — the target
 // stops its profile or trace when the client goes away — and ends the run.
+//
+// The target is never harmed: a full goroutine dump, which stops its
+// world for as long as it takes, is taken only when the goroutine profile
+// just before it counted fewer than Options.MaxDumpGoroutines; all the
+// answers share one byte budget (Options.MaxTotalBytes); and once an
+// answer stalls (httpfetch.ErrStalled) the target is asked nothing more.
+// What was not taken says why (Capture.Skipped).
 func Run(ctx context.Context, rawBase string, opt Options) (*Set, error) {
 	base, err := ParseBase(rawBase)
 	if err != nil {
@@ -168,76 +287,165 @@ func Run(ctx context.Context, rawBase string, opt Options) (*Set, error) {
 	if opt.Slack <= 0 {
 		opt.Slack = 15 * time.Second
 	}
-	client := opt.Client
-	if client == nil {
-		client = Client(base)
+	if opt.MaxTotalBytes <= 0 {
+		opt.MaxTotalBytes = DefaultTotalBytes
 	}
-	logf := opt.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
+	r := &runner{opt: opt, base: base, client: opt.Client, logf: opt.Log, left: opt.MaxTotalBytes, total: opt.MaxTotalBytes, count: -1}
+	if r.client == nil {
+		r.client = Client(base)
+	}
+	if r.logf == nil {
+		r.logf = func(string, ...any) {}
 	}
 	s := &Set{Target: base.Redacted(), PID: opt.PID, Start: time.Now()}
-	steps := []struct {
-		kind, path string
-		q          url.Values
-		secs       int
-		optional   bool // a 404 means absent, not an error
-		check      func([]byte) error
-	}{
-		{KindGoroutineStart, "/debug/pprof/goroutine", url.Values{"debug": {"2"}}, 0, false, isDump},
-		{KindProfile, "/debug/pprof/profile", url.Values{"seconds": {strconv.Itoa(opt.Seconds)}}, opt.Seconds, false, isGzip},
-		{KindTrace, "/debug/pprof/trace", url.Values{"seconds": {strconv.Itoa(opt.TraceSeconds)}}, opt.TraceSeconds, false, isTrace},
-		{KindMutex, "/debug/pprof/mutex", url.Values{"seconds": {strconv.Itoa(opt.DeltaSeconds)}}, opt.DeltaSeconds, false, isGzip},
-		{KindBlock, "/debug/pprof/block", url.Values{"seconds": {strconv.Itoa(opt.DeltaSeconds)}}, opt.DeltaSeconds, false, isGzip},
-		{KindLeak, "/debug/pprof/goroutineleak", url.Values{"debug": {"2"}}, 0, true, isDump},
-		{KindGoroutineEnd, "/debug/pprof/goroutine", url.Values{"debug": {"2"}}, 0, false, isDump},
+	proto := url.Values{"debug": {"0"}}
+	full := url.Values{"debug": {"2"}}
+	steps := []step{
+		{kind: KindGoroutineStartProto, path: "/debug/pprof/goroutine", q: proto, check: isGzip, count: true},
+		{kind: KindGoroutineStart, path: "/debug/pprof/goroutine", q: full, check: isDump, full: true},
+		{kind: KindProfile, path: "/debug/pprof/profile", q: url.Values{"seconds": {strconv.Itoa(opt.Seconds)}}, secs: opt.Seconds, check: isGzip},
+		{kind: KindTrace, path: "/debug/pprof/trace", q: url.Values{"seconds": {strconv.Itoa(opt.TraceSeconds)}}, secs: opt.TraceSeconds, check: isTrace},
+		{kind: KindMutex, path: "/debug/pprof/mutex", q: url.Values{"seconds": {strconv.Itoa(opt.DeltaSeconds)}}, secs: opt.DeltaSeconds, check: isGzip},
+		{kind: KindBlock, path: "/debug/pprof/block", q: url.Values{"seconds": {strconv.Itoa(opt.DeltaSeconds)}}, secs: opt.DeltaSeconds, check: isGzip},
+		// goroutineleak?debug=2 is a full dump with the leaked marked
+		// (Go 1.26's writeGoroutineLeak): taken below the limit like the
+		// others, else its profile, which lists only the leaked.
+		{kind: KindLeak, path: "/debug/pprof/goroutineleak", q: full, optional: true, check: isDump, full: true},
+		{kind: KindGoroutineEndProto, path: "/debug/pprof/goroutine", q: proto, check: isGzip, count: true},
+		{kind: KindGoroutineEnd, path: "/debug/pprof/goroutine", q: full, check: isDump, full: true},
 	}
 	for _, st := range steps {
-		if err := ctx.Err(); err != nil {
-			s.Captures = append(s.Captures, &Capture{Kind: st.kind, Error: "not taken: " + context.Cause(ctx).Error()})
-			continue
+		if c := r.take(ctx, st); c != nil {
+			s.Captures = append(s.Captures, c)
 		}
-		u := *base
-		u.Path = base.Path + st.path
-		u.RawQuery = st.q.Encode()
-		c := &Capture{Kind: st.kind, Endpoint: u.Redacted(), Start: time.Now()}
-		logf("capturing %s (%s)", st.kind, c.Endpoint)
-		cpu0 := procCPU(opt.PID)
-		data, status, err := fetch(ctx, client, &u, time.Duration(st.secs)*time.Second+opt.Slack)
-		c.Duration = time.Since(c.Start).Seconds()
-		if cpu1 := procCPU(opt.PID); cpu0 >= 0 && cpu1 >= cpu0 && err == nil {
-			c.ProcessCPU = math.Round((cpu1-cpu0)*1000) / 1000
-		}
-		switch {
-		case err != nil && st.optional && status == http.StatusNotFound:
-			c.Absent = true
-			c.Error = ""
-			logf("%s: absent (404): this Go or build has no %s", st.kind, st.path)
-		case err != nil:
-			c.Error = err.Error()
-			logf("%s: %v", st.kind, err)
-		default:
-			if cerr := st.check(data); cerr != nil {
-				c.Error = fmt.Sprintf("%s: not a pprof answer: %v", c.Endpoint, cerr)
-				logf("%s: %s", st.kind, c.Error)
-			} else {
-				c.Data = data
-			}
-		}
-		s.Captures = append(s.Captures, c)
 	}
-	if opt.LivePath != "" && ctx.Err() == nil {
-		s.Captures = append(s.Captures, captureLive(ctx, client, base, opt.LivePath, opt.Slack, logf)...)
+	if opt.LivePath != "" && ctx.Err() == nil && r.stalled == "" {
+		s.Captures = append(s.Captures, captureLive(ctx, r, opt.LivePath)...)
 	}
 	return s, nil
 }
 
-// fetch GETs u with a timeout and MaxBytes (httpfetch says what went
+// take takes one step, or records why not.
+func (r *runner) take(ctx context.Context, st step) *Capture {
+	if err := ctx.Err(); err != nil {
+		return &Capture{Kind: st.kind, Error: "not taken: " + context.Cause(ctx).Error()}
+	}
+	if st.full && st.kind == KindLeak && !r.fullAllowed() {
+		// Not a full dump then, but the leak profile proper.
+		st.q, st.check, st.full = url.Values{"debug": {"0"}}, isGzip, false
+	}
+	if why := r.skip(st); why != "" {
+		r.logf("%s: not taken: %s", st.kind, why)
+		return &Capture{Kind: st.kind, Skipped: why}
+	}
+	u := *r.base
+	u.Path = r.base.Path + st.path
+	u.RawQuery = st.q.Encode()
+	c := &Capture{Kind: st.kind, Endpoint: u.Redacted(), Start: time.Now()}
+	r.logf("capturing %s (%s)", st.kind, c.Endpoint)
+	cpu0 := procCPU(r.opt.PID)
+	idle := r.opt.IdleTimeout
+	if st.kind == KindTrace {
+		idle = time.Duration(st.secs)*time.Second + r.opt.Slack
+	}
+	data, status, err := r.fetch(ctx, &u, time.Duration(st.secs)*time.Second+r.opt.Slack, idle)
+	c.Duration = time.Since(c.Start).Seconds()
+	if cpu1 := procCPU(r.opt.PID); cpu0 >= 0 && cpu1 >= cpu0 && err == nil {
+		c.ProcessCPU = math.Round((cpu1-cpu0)*1000) / 1000
+	}
+	switch {
+	case err != nil && st.optional && status == http.StatusNotFound:
+		c.Absent = true
+		r.logf("%s: absent (404): this Go or build has no %s", st.kind, st.path)
+	case err != nil:
+		c.Error = r.redact(err.Error())
+		r.logf("%s: %s", st.kind, c.Error)
+		if errors.Is(err, httpfetch.ErrStalled) {
+			r.stalled = st.kind
+		}
+	default:
+		if cerr := st.check(data); cerr != nil {
+			c.Error = r.redact(fmt.Sprintf("%s: not a pprof answer: %v", c.Endpoint, cerr))
+			r.logf("%s: %s", st.kind, c.Error)
+			break
+		}
+		c.Data, c.Bytes = data, int64(len(data))
+		if st.count || st.full {
+			c.Goroutines = r.countOf(c)
+		}
+	}
+	if st.count && c.Goroutines == 0 {
+		r.count = -1 // this moment's count is unknown: no full dump
+	}
+	return c
+}
+
+// fullAllowed says whether a full dump may be taken now: the goroutine
+// profile just before counted fewer than the limit.
+func (r *runner) fullAllowed() bool {
+	return r.count >= 0 && r.count < r.opt.maxDump()
+}
+
+// skip says why st is not taken, "" to take it.
+func (r *runner) skip(st step) string {
+	switch {
+	case r.stalled != "":
+		return fmt.Sprintf("the target stalled on %s: it is asked nothing more", r.stalled)
+	case r.left <= 0:
+		return fmt.Sprintf("the check's budget of %d bytes for all answers is spent", r.total)
+	case st.full && r.opt.maxDump() < 0:
+		return "full goroutine dumps (debug=2) are off; the goroutine profile (debug=0) stands in"
+	case st.full && r.count < 0:
+		return "the goroutine count is unknown (its goroutine profile failed): a full dump (debug=2) stops the target's world for as long as it takes"
+	case st.full && r.count >= r.opt.maxDump():
+		return fmt.Sprintf("%d goroutines, at or over the limit of %d for a full dump (debug=2), which stops the target's world for as long as it takes; the goroutine profile (debug=0) stands in",
+			r.count, r.opt.maxDump())
+	}
+	return ""
+}
+
+// countOf reads a goroutine profile's or dump's count, and keeps it for
+// the gate of the next full dump. 0 when it cannot be read.
+func (r *runner) countOf(c *Capture) int {
+	d, err := goroutines.Parse(c.Endpoint, c.Data, goroutines.ReadOptions{})
+	if err != nil {
+		return 0
+	}
+	n := d.Total
+	if d.Declared > n {
+		n = d.Declared
+	}
+	if c.Kind == KindGoroutineStartProto || c.Kind == KindGoroutineEndProto {
+		r.count = n
+		r.logf("%s: %d goroutines", c.Kind, n)
+	}
+	return n
+}
+
+func (r *runner) redact(s string) string { return httpfetch.Redact(s, r.base) }
+
+// fetch takes one answer within the budget left and charges it.
+func (r *runner) fetch(ctx context.Context, u *url.URL, timeout, idle time.Duration) ([]byte, int, error) {
+	return r.fetchLimit(ctx, u, timeout, idle, MaxBytes)
+}
+
+func (r *runner) fetchLimit(ctx context.Context, u *url.URL, timeout, idle time.Duration, limit int64) ([]byte, int, error) {
+	limit = min(limit, r.left)
+	if limit <= 0 {
+		// httpfetch reads a zero limit as none: never ask then.
+		return nil, 0, fmt.Errorf("%s: not taken: the check's budget of %d bytes for all answers is spent", u.Redacted(), r.total)
+	}
+	data, status, err := fetch(ctx, r.client, u, timeout, idle, limit)
+	r.left -= int64(len(data))
+	return data, status, err
+}
+
+// fetch GETs u with a timeout, an idle timeout and a limit (httpfetch says what went
 // wrong, naming the endpoint) and returns the HTTP status when there was
 // one: a 404 makes an optional endpoint absent, and a 200 with an error
 // (an HTML page) tells captureLive that something else answers there.
-func fetch(ctx context.Context, client *http.Client, u *url.URL, timeout time.Duration) ([]byte, int, error) {
-	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Client: client, Timeout: timeout, Limit: MaxBytes})
+func fetch(ctx context.Context, client *http.Client, u *url.URL, timeout, idle time.Duration, limit int64) ([]byte, int, error) {
+	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Client: client, Timeout: timeout, IdleTimeout: idle, Limit: limit})
 	if err != nil {
 		return nil, httpfetch.Status(err), err
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -25,6 +26,11 @@ const (
 	KindLive         = "live"
 	KindLiveSnapshot = "live-snapshot"
 )
+
+// MaxLiveBytes bounds the monitor's JSON: it holds a handful of findings
+// and a summary of some KB; 4 MiB is a thousand times that, and far less
+// than a hostile target's 40,000 findings would take to decode.
+const MaxLiveBytes = 4 << 20
 
 // DefaultLivePath is where check looks for the live monitor: the mount
 // point docs/live.md gives (mux.Handle("/debug/schedoctor/", m.Handler())).
@@ -43,7 +49,8 @@ const DefaultLivePath = "/debug/schedoctor/"
 // its binary free of the trace reader), the newest such snapshot is
 // fetched too, so that check diagnoses it: the trace of the moment the
 // monitor caught, which check's own trace, taken now, may not show.
-func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePath string, slack time.Duration, logf func(string, ...any)) []*Capture {
+func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
+	base, slack, logf := r.base, r.opt.Slack, r.logf
 	mount := *base
 	mount.Path = base.Path + "/"
 	if p := strings.Trim(livePath, "/"); p != "" {
@@ -52,7 +59,7 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 	u := mount
 	u.RawQuery = url.Values{"format": {"json"}}.Encode()
 	c := &Capture{Kind: KindLive, Endpoint: u.Redacted(), Start: time.Now()}
-	data, status, err := fetch(ctx, client, &u, slack)
+	data, status, err := r.fetchLimit(ctx, &u, slack, r.opt.IdleTimeout, MaxLiveBytes)
 	c.Duration = time.Since(c.Start).Seconds()
 	if err != nil {
 		switch {
@@ -63,17 +70,17 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 			logf("live: %s does not serve the schedoctor live monitor (%v); give its mount with -live", mount.Redacted(), err)
 			return nil
 		}
-		c.Error = err.Error()
-		logf("%s: %v", c.Kind, err)
+		c.Error = r.redact(err.Error())
+		logf("%s: %s", c.Kind, c.Error)
 		return []*Capture{c}
 	}
-	rep, err := parseLive(data)
+	rep, listed, err := parseLive(data)
 	if err != nil {
-		logf("live: %s: %v; give its mount with -live", c.Endpoint, err)
+		logf("live: %s: %s; give its mount with -live", c.Endpoint, r.redact(err.Error()))
 		return nil
 	}
-	c.Data = data
-	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), len(rep.Findings), len(rep.Summary.Snapshots))
+	c.Data, c.Bytes = data, int64(len(data))
+	logf("live: monitor at %s: %d finding(s), %d snapshot(s)", mount.Redacted(), listed, len(rep.Summary.Snapshots))
 	snap := snapshotToDiagnose(rep)
 	if snap == nil {
 		return []*Capture{c}
@@ -82,31 +89,51 @@ func captureLive(ctx context.Context, client *http.Client, base *url.URL, livePa
 	su.Path = mount.Path + "snapshots/" + snap.Name
 	sc := &Capture{Kind: KindLiveSnapshot, Endpoint: su.Redacted(), Start: time.Now()}
 	logf("capturing live snapshot %s (%d bytes, trigger %s)", snap.Name, snap.Bytes, snap.Trigger)
-	data, _, err = fetch(ctx, client, &su, slack)
+	if why := r.skip(step{}); why != "" {
+		sc.Skipped = why
+		logf("%s: not taken: %s", sc.Kind, why)
+		return []*Capture{c, sc}
+	}
+	data, _, err = r.fetch(ctx, &su, slack, r.opt.IdleTimeout)
 	sc.Duration = time.Since(sc.Start).Seconds()
 	switch {
 	case err != nil:
-		sc.Error = err.Error()
-		logf("%s: %v", sc.Kind, err)
+		sc.Error = r.redact(err.Error())
+		logf("%s: %s", sc.Kind, sc.Error)
 	case isTrace(data) != nil:
-		sc.Error = fmt.Sprintf("%s: not a snapshot: %v", sc.Endpoint, isTrace(data))
+		sc.Error = r.redact(fmt.Sprintf("%s: not a snapshot: %v", sc.Endpoint, isTrace(data)))
 		logf("%s: %s", sc.Kind, sc.Error)
 	default:
-		sc.Data = data
+		sc.Data, sc.Bytes = data, int64(len(data))
 	}
 	return []*Capture{c, sc}
 }
 
 // parseLive reads the monitor's JSON and checks that it is the monitor's.
-func parseLive(data []byte) (*live.Report, error) {
-	var rep live.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("not the live monitor's JSON: %w", err)
+// Only the first MaxLiveFindings findings are decoded into the report;
+// listed is how many the monitor listed, so that a target listing 40,000
+// costs a scan, not a decode.
+func parseLive(data []byte) (rep *live.Report, listed int, err error) {
+	var raw struct {
+		Source   string            `json:"source"`
+		Findings []json.RawMessage `json:"findings"`
+		Summary  live.State        `json:"summary"`
 	}
-	if rep.Source != "live" {
-		return nil, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", rep.Source)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, 0, fmt.Errorf("not the live monitor's JSON: %w", err)
 	}
-	return &rep, nil
+	if raw.Source != "live" {
+		return nil, 0, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", raw.Source)
+	}
+	rep = &live.Report{Source: raw.Source, Summary: raw.Summary}
+	for i, m := range raw.Findings[:min(len(raw.Findings), MaxLiveFindings)] {
+		var f finding.Finding
+		if err := json.Unmarshal(m, &f); err != nil {
+			return nil, 0, fmt.Errorf("not the live monitor's JSON: finding %d: %w", i, err)
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	return rep, len(raw.Findings), nil
 }
 
 // snapshotToDiagnose picks the newest snapshot the monitor took since it
@@ -139,6 +166,9 @@ func validSnapshotName(name string) bool {
 type LiveSummary struct {
 	Findings int `json:"findings"`
 	Joined   int `json:"joined"`
+	// Dropped counts the monitor's findings not read: past
+	// MaxLiveFindings, or of a rule the catalog does not have.
+	Dropped int `json:"dropped,omitempty"`
 	// Snapshot is the snapshot check fetched and diagnosed (the monitor
 	// had not), with its findings' count.
 	Snapshot         string `json:"snapshot,omitempty"`
@@ -147,16 +177,33 @@ type LiveSummary struct {
 	Monitor json.RawMessage `json:"monitor"`
 }
 
+// Bounds of what the live monitor's JSON may add: the monitor gives a
+// handful of findings (SD701-SD704, and those of a snapshot it diagnosed);
+// a target that lists 40,000 made the join take 20 s.
+const (
+	MaxLiveFindings = 100
+	maxClaimRunes   = 300 // of a claim's message
+	maxClaimLabel   = 120 // of an evidence label
+	maxClaimItems   = 16  // evidence per claim
+	maxClaimLocs    = 8   // locations per claim
+)
+
+// LiveClaim starts the message of a finding the target's live monitor
+// made: its words, not schedoctor's.
+const LiveClaim = "the target's live monitor reports: "
+
 // joinLive adds the live monitor's findings to the joined ones: each
 // becomes part of a finding of the same cause when one exists (see
 // sameCause), else a finding of its own; all carry the source "live".
-// fail records a capture that could not be read.
+// They are the target's claims (claim): at most MaxLiveFindings are read,
+// each marked as the monitor's, with the catalog's fix for its rule, not
+// the target's. fail records a capture that could not be read.
 func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, src diagnose.SourceReader, fail func(string, error)) ([]finding.Finding, *LiveSummary) {
 	c := s.Get(KindLive)
 	if !c.OK() {
 		return fs, nil
 	}
-	rep, err := parseLive(c.Data)
+	rep, listed, err := parseLive(c.Data)
 	if err != nil {
 		fail(c.Kind, err)
 		return fs, nil
@@ -164,11 +211,18 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 	raw, _ := json.Marshal(rep.Summary)
 	sum := &LiveSummary{Monitor: raw}
 	var in []finding.Finding
+	sum.Dropped = listed - len(rep.Findings) // past MaxLiveFindings
 	for _, f := range rep.Findings {
-		if len(f.Sources) == 0 {
-			f.Sources = []string{"live"}
+		cf, ok := claim(f)
+		if !ok {
+			sum.Dropped++
+			continue
 		}
-		in = append(in, f)
+		in = append(in, cf)
+	}
+	if sum.Dropped > 0 {
+		fail(c.Kind, fmt.Errorf("the monitor listed %d findings; %d dropped (more than %d, or a rule the catalog does not have)",
+			listed, sum.Dropped, MaxLiveFindings))
 	}
 	if sc := s.Get(KindLiveSnapshot); sc.OK() {
 		name := path.Base(sc.Endpoint)
@@ -189,16 +243,58 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 		}
 	}
 	sum.Findings = len(in)
+	idx := newCauseIndex(fs)
 	for _, f := range in {
-		if i := sameCause(fs, f); i >= 0 {
+		if i := idx.find(fs, f); i >= 0 {
 			fs[i] = fold(fs[i], f)
 			sum.Joined++
 			continue
 		}
+		if claimed(f) {
+			f.Message = LiveClaim + f.Message
+		}
 		fs = append(fs, f)
+		idx.add(len(fs)-1, f)
 	}
 	finding.Sort(fs)
 	return fs, sum
+}
+
+// claim makes a finding of the monitor's JSON a claim of the target's:
+// the rule must be the catalog's (a target cannot invent one), the text is
+// bounded, the fix is the catalog's for that rule (the target's own fix
+// text, "curl ... | sudo sh", is never shown as schedoctor's advice), and
+// the source is "live". The message is prefixed with LiveClaim where it
+// is shown (joinLive, fold). ok is false for a rule not in the catalog.
+func claim(f finding.Finding) (finding.Finding, bool) {
+	r, ok := finding.Lookup(f.Rule)
+	if !ok {
+		return f, false
+	}
+	g := finding.Finding{Rule: r.ID, Severity: f.Severity, Message: cutRunes(f.Message, maxClaimRunes), Fix: r.Fix, Sources: []string{"live"}}
+	if g.Severity < finding.Info || g.Severity > finding.Critical {
+		g.Severity = r.Severity
+	}
+	g.Locations = slices.Clone(f.Locations[:min(len(f.Locations), maxClaimLocs)])
+	for _, e := range f.Evidence[:min(len(f.Evidence), maxClaimItems)] {
+		e.Label, e.Unit = cutRunes(e.Label, maxClaimLabel), cutRunes(e.Unit, 20)
+		g.Evidence = append(g.Evidence, e)
+	}
+	g.Evidence = append(g.Evidence, finding.Evidence{Label: "claimed by the target's live monitor", Value: 1, Unit: "claim"})
+	return g, true
+}
+
+// claimed reports whether f is a claim of the monitor's (claim), not a
+// finding check made from the snapshot it fetched.
+func claimed(f finding.Finding) bool {
+	return slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Label == "claimed by the target's live monitor" })
+}
+
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // diagnoseSnapshot runs the trace analysis on a snapshot, as `schedoctor
@@ -279,29 +375,42 @@ func causeGroup(rule string) string {
 // and check's trace are different moments. A miss is better than a wrong
 // merge.
 func sameCause(fs []finding.Finding, f finding.Finding) int {
+	return newCauseIndex(fs).find(fs, f)
+}
+
+// causeIndex lists the findings of each cause group, so that joining n
+// live findings to m others looks only at the candidates of each group,
+// not at all m.
+type causeIndex map[string][]int
+
+func newCauseIndex(fs []finding.Finding) causeIndex {
+	x := causeIndex{}
+	for i, f := range fs {
+		x.add(i, f)
+	}
+	return x
+}
+
+func (x causeIndex) add(i int, f finding.Finding) {
+	if g := causeGroup(f.Rule); g != "" {
+		x[g] = append(x[g], i)
+	}
+}
+
+// find is sameCause over the index.
+func (x causeIndex) find(fs []finding.Finding, f finding.Finding) int {
 	g := causeGroup(f.Rule)
 	if g == "" {
 		return -1
 	}
+	cands := x[g]
 	if len(f.Locations) == 0 {
-		if g != "leak" && g != "gc" {
-			return -1
+		if (g != "leak" && g != "gc") || len(cands) != 1 {
+			return -1 // none, or two candidates: cannot tell which
 		}
-		at := -1
-		for i := range fs {
-			if causeGroup(fs[i].Rule) == g {
-				if at >= 0 {
-					return -1 // two candidates: cannot tell which
-				}
-				at = i
-			}
-		}
-		return at
+		return cands[0]
 	}
-	for i := range fs {
-		if causeGroup(fs[i].Rule) != g {
-			continue
-		}
+	for _, i := range cands {
 		for _, l := range f.Locations {
 			if diagnose.SameLine(l, fs[i].Locations) {
 				return i
@@ -349,7 +458,7 @@ func fold(f, l finding.Finding) finding.Finding {
 	g := f
 	g.Sources = srcs
 	g.Severity = max(f.Severity, l.Severity)
-	g.Message = f.Message + "; live monitor " + l.Rule + ": " + l.Message
+	g.Message = f.Message + "; the target's live monitor reports " + l.Rule + ": " + l.Message
 	g.Locations = slices.Clone(f.Locations)
 	for _, loc := range l.Locations {
 		if !diagnose.SameLine(loc, g.Locations) && len(g.Locations) < 8 {

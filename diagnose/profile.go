@@ -40,10 +40,13 @@ type LoopVerdict struct {
 	Function string       `json:"function"`
 	Lines    []int        `json:"lines"` // candidate lines in it
 	Kind     inspect.Kind `json:"kind"`
-	Start    int          `json:"start,omitempty"`
-	End      int          `json:"end,omitempty"`
-	SpinLine int          `json:"spin_line,omitempty"`
-	Detail   string       `json:"detail"`
+	// Rule is the lint rule whose finding made the loop a spin or a poll
+	// (SD101, SD102, SD104, SD106): the code's judgement is lint's.
+	Rule     string `json:"rule,omitempty"`
+	Start    int    `json:"start,omitempty"`
+	End      int    `json:"end,omitempty"`
+	SpinLine int    `json:"spin_line,omitempty"`
+	Detail   string `json:"detail"`
 	// Share is the % of the profile's CPU in the loop: the user frames at
 	// its lines (with the select and Gosched frames under them) plus, for
 	// a yield spin, its part of the Gosched CPU whose stacks mcall cut.
@@ -372,10 +375,13 @@ func inLoop(k loopKey, file string, line int) bool {
 // an enclosing one) when there is one, else the innermost loop, else the
 // line.
 func profileVerdict(file, function string, line int, loop *inspect.Loop) (loopKey, LoopVerdict) {
-	v := LoopVerdict{File: file, Function: function, Kind: loop.Kind, Detail: loop.Detail, SpinLine: loop.SpinLine}
+	v := LoopVerdict{File: file, Function: function, Kind: loop.Kind, Rule: loop.Rule, Detail: loop.Detail, SpinLine: loop.SpinLine}
 	key := loopKey{file: file}
 	if k, start, end, ok := loop.SpinLoop(); ok {
 		v.Kind, v.Start, v.End, v.Spin = k, start, end, true
+		if start != loop.Start {
+			v.Rule = "" // an enclosing loop spins; the rule was the inner one's
+		}
 	} else if loop.Kind == inspect.SleepPoll {
 		v.Start, v.End, v.Spin = loop.Start, loop.End, true
 	} else if loop.Kind == inspect.SleepUnknown {

@@ -64,8 +64,31 @@ type Group struct {
 	StateInferred bool    `json:"state_inferred"`  // State read from the stack, not printed by the runtime
 	WaitUserFrame bool    `json:"wait_user_frame"` // Wait is the program's code
 	IDs           []int64 `json:"-"`               // goroutine IDs (debug=2)
-	waitsAtLeast  map[int]int
+	// Durable counts the goroutines the runtime marked "(durable)"
+	// (testing/synctest): known long waits, never a leak.
+	Durable int `json:"durable,omitempty"`
+	// Labels breaks the group down by pprof label set, most numerous
+	// first (at most maxLabelSets; LabelSets counts them all, sets past
+	// maxDistinctLabelSets counted as one unlabelled remainder).
+	Labels       []LabelCount `json:"labels,omitempty"`
+	LabelSets    int          `json:"label_sets,omitempty"`
+	waitsAtLeast map[int]int
+	byLabels     map[string]*LabelCount
 }
+
+// LabelCount is how many goroutines of a group carry one label set.
+type LabelCount struct {
+	Labels Labels `json:"labels"`
+	Count  int    `json:"count"`
+}
+
+// Bounds of the label breakdown: the sets shown per group, and the
+// distinct sets counted (a label per request ID would otherwise make one
+// entry per goroutine).
+const (
+	maxLabelSets         = 8
+	maxDistinctLabelSets = 1024
+)
 
 // Groups groups a dump's goroutines, most numerous first.
 func Groups(d *Dump) []*Group {
@@ -83,6 +106,12 @@ func Groups(d *Dump) []*Group {
 		if g.Leaked {
 			gr.Leaked += g.Count
 		}
+		if g.Durable {
+			gr.Durable += g.Count
+		}
+		if len(g.Labels) > 0 {
+			gr.addLabels(g.Labels, g.Count)
+		}
 		gr.OldestMinutes = max(gr.OldestMinutes, g.WaitMinutes)
 		gr.waitsAtLeast[g.WaitMinutes] += g.Count
 		if g.ID != 0 {
@@ -93,7 +122,40 @@ func Groups(d *Dump) []*Group {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Wait.File, b.Wait.File),
 			cmp.Compare(a.Wait.Line, b.Wait.Line), strings.Compare(a.State, b.State))
 	})
+	for _, gr := range out {
+		gr.sortLabels()
+	}
 	return out
+}
+
+func (g *Group) addLabels(ls Labels, n int) {
+	if g.byLabels == nil {
+		g.byLabels = map[string]*LabelCount{}
+	}
+	k := ls.String()
+	lc := g.byLabels[k]
+	if lc == nil {
+		if len(g.byLabels) == maxDistinctLabelSets {
+			return
+		}
+		lc = &LabelCount{Labels: ls}
+		g.byLabels[k] = lc
+	}
+	lc.Count += n
+}
+
+// sortLabels keeps the largest label sets of the group.
+func (g *Group) sortLabels() {
+	g.LabelSets = len(g.byLabels)
+	for _, lc := range g.byLabels {
+		g.Labels = append(g.Labels, *lc)
+	}
+	slices.SortFunc(g.Labels, func(a, b LabelCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Labels.String(), b.Labels.String()))
+	})
+	if len(g.Labels) > maxLabelSets {
+		g.Labels = g.Labels[:maxLabelSets]
+	}
 }
 
 // olderThan counts the group's goroutines waiting at least m minutes.
@@ -154,16 +216,24 @@ type Result struct {
 // lock for longer than the window.
 func Analyze(dumps []*Dump, opt Options) (*Result, error) {
 	var plain, leak []*Dump
+	others := 0 // dumps that are not leak profiles
+	for _, d := range dumps {
+		if d != nil && d.Profile != ProfileGoroutineLeak {
+			others++
+		}
+	}
 	for _, d := range dumps {
 		if d == nil {
 			continue
 		}
 		// A goroutineleak?debug=2 dump is a full dump with marks: it
-		// serves both methods.
+		// serves both methods, unless two plain dumps already give the
+		// window (check takes both and the leak profile between them).
 		if d.Profile == ProfileGoroutineLeak {
 			leak = append(leak, d)
-			if d.Format == FormatDebug2 {
+			if d.Format == FormatDebug2 && others < 2 {
 				plain = append(plain, d)
+				others++
 			}
 			continue
 		}
@@ -239,6 +309,7 @@ type leakFinding struct {
 	stuck         int     // goroutines older than the window
 	windowMinutes int     // the window, when the age method fired
 	betweenSecs   float64 // seconds between the dumps, 0 unknown
+	labels        []LabelCount
 	methods       []string
 }
 
@@ -248,6 +319,9 @@ func (a *analysis) get(g *Group) *leakFinding {
 		lf = &leakFinding{key: g.Key, userWait: g.WaitUserFrame, growth: -1, persisted: -1}
 		a.byKey[g.Key] = lf
 		a.order = append(a.order, lf)
+	}
+	if g.Count >= lf.count && len(g.Labels) > 0 {
+		lf.labels = g.Labels // the breakdown of the largest view of the group
 	}
 	lf.count = max(lf.count, g.Count)
 	lf.oldest = max(lf.oldest, g.OldestMinutes)
@@ -259,6 +333,9 @@ func (lf *leakFinding) add(method string) {
 		lf.methods = append(lf.methods, method)
 	}
 }
+
+// maxFindingLabelSets bounds the label sets an SD701 finding lists.
+const maxFindingLabelSets = 3
 
 // Method names, in the evidence and the summary.
 const (
@@ -281,7 +358,7 @@ func (a *analysis) fromLeakProfile(d *Dump) {
 // growthStates are the states a goroutine can wait in forever because
 // nothing will ever make it ready. IO wait (an idle keep-alive
 // connection), sleep, syscalls and the runtime's own states are not: the
-// kernel or a timer ends them.
+// kernel or a timer ends them. Nor is a "(durable)" wait (Goroutine.Durable).
 var growthStates = map[string]bool{
 	"chan send": true, "chan receive": true, "select": true, "select (no cases)": true,
 	"chan send (nil chan)": true, "chan receive (nil chan)": true,
@@ -299,6 +376,11 @@ var ageStates = map[string]bool{
 }
 
 func (a *analysis) fromGrowth(start, end *Dump, endGroups []*Group) {
+	if start.Format != end.Format {
+		// Keys differ by format (debug=2 has creators, the others not;
+		// debug=1 lacks the runtime frames): every group would look new.
+		return
+	}
 	before := map[Key]*Group{}
 	for _, g := range Groups(start) {
 		before[g.Key] = g
@@ -310,7 +392,7 @@ func (a *analysis) fromGrowth(start, end *Dump, endGroups []*Group) {
 		// (net/http's persistConn loops park in select per idle
 		// connection, and their number follows the connections): the
 		// heuristics leave it to the leak profile.
-		if !growthStates[g.State] || !g.WaitUserFrame {
+		if !growthStates[g.State] || !g.WaitUserFrame || g.Durable > 0 {
 			continue
 		}
 		b := before[g.Key]
@@ -359,7 +441,7 @@ func (a *analysis) fromAge(end *Dump, endGroups []*Group) {
 	}
 	wm := max(int(a.window/time.Minute), 1)
 	for _, g := range endGroups {
-		if !ageStates[g.State] || !g.WaitUserFrame {
+		if !ageStates[g.State] || !g.WaitUserFrame || g.Durable > 0 {
 			continue
 		}
 		stuck := g.olderThan(wm)
@@ -413,6 +495,14 @@ func (lf *leakFinding) finding() finding.Finding {
 	}
 	if lf.oldest > 0 {
 		ev = append(ev, finding.Evidence{Label: "oldest wait", Value: float64(lf.oldest), Unit: "minutes"})
+	}
+	// Which requests or jobs leak: the pprof labels of the group's
+	// largest label sets (debug=2 headers with labels).
+	for i, lc := range lf.labels {
+		if i == maxFindingLabelSets {
+			break
+		}
+		ev = append(ev, finding.Evidence{Label: "of them labelled " + lc.Labels.String(), Value: float64(lc.Count), Unit: "goroutines"})
 	}
 	msg := fmt.Sprintf("%d goroutines leak parked at %s", lf.count, shortLoc(k.Wait))
 	if k.State != "" {

@@ -218,3 +218,45 @@ func stdOnly(d *Dump) *Dump {
 	}
 	return d
 }
+
+// TestLeakFullDumpWithTwoDumps: a goroutineleak?debug=2 answer (Go 1.26
+// with GOEXPERIMENT=goroutineleakprofile: a full dump, the leaked marked)
+// given with the two dumps check takes is the leak profile only, not a
+// third dump to compare (issue 19: the analysis failed and SD701 was lost).
+func TestLeakFullDumpWithTwoDumps(t *testing.T) {
+	ds := read(t, "leak-start.debug2.txt", "leakprof-end.goroutineleak.debug2.txt", "leak-end.debug2.txt")
+	res, err := Analyze(ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Rule != "SD701" {
+		t.Fatalf("findings %+v; want one SD701", res.Findings)
+	}
+	for _, m := range []string{"proved leaked", "growth between"} {
+		if _, ok := evidence(res.Findings[0], m); !ok {
+			t.Errorf("no %q evidence: %+v", m, res.Findings[0].Evidence)
+		}
+	}
+}
+
+// TestGrowthNeedsOneFormat: a debug=2 dump and a proto profile of the
+// same moment differ in their keys (creators, runtime frames): compared,
+// every group would look new. Two formats give no growth finding.
+func TestGrowthNeedsOneFormat(t *testing.T) {
+	for _, files := range [][]string{
+		{"healthy-start.debug2.txt", "healthy-end.pb.gz"},
+		{"healthy-start.pb.gz", "healthy-end.debug2.txt"},
+	} {
+		ds := read(t, files...)
+		ds[0].Time, ds[1].Time = time.Time{}, time.Time{}
+		res, err := Analyze(ds, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Findings {
+			if _, ok := evidence(f, "growth between"); ok {
+				t.Errorf("%v: growth across formats: %s", files, f.Message)
+			}
+		}
+	}
+}

@@ -146,6 +146,30 @@ func (f Frame) String() string {
 	return fmt.Sprintf("%s (%s:%d)", f.Func, f.File, f.Line)
 }
 
+// Label is one pprof label.
+type Label struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Labels are a goroutine's pprof labels.
+type Labels []Label
+
+// String is the set as the runtime prints it, {"k": "v", ...}, every key
+// and value quoted (strconv.Quote: control characters escaped).
+func (ls Labels) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(l.Key) + ": " + strconv.Quote(l.Value))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
 // Goroutine is one record of a dump: one goroutine (debug=2), or Count
 // goroutines with the same stack (debug=1, proto).
 type Goroutine struct {
@@ -163,10 +187,18 @@ type Goroutine struct {
 	WaitMinutes int
 	Locked      bool // locked to thread
 	Leaked      bool // the GC proved it blocked forever (goroutineleak)
-	Stack       []Frame
-	Elided      bool   // "...additional frames elided..." (stacks deeper than 100 frames)
-	CreatedBy   *Frame // the function and line of the go statement; nil when unknown
-	CreatorID   int64  // the goroutine that ran the go statement; 0 when unknown
+	// Durable is set when the runtime marked the wait "(durable)": a
+	// goroutine of a testing/synctest bubble that only the bubble's own
+	// progress can wake. That is a known long wait, not a leak.
+	Durable bool
+	// Labels are the goroutine's pprof labels as its header prints them
+	// (" labels:{"k": "v", ...}", GODEBUG=tracebacklabels=1 in Go 1.26,
+	// which orders them by key); nil when none were printed.
+	Labels    Labels
+	Stack     []Frame
+	Elided    bool   // "...additional frames elided..." (stacks deeper than 100 frames)
+	CreatedBy *Frame // the function and line of the go statement; nil when unknown
+	CreatorID int64  // the goroutine that ran the go statement; 0 when unknown
 }
 
 // Dump is one goroutine dump or leak profile.
@@ -344,6 +376,9 @@ func parseDebug2(name string, data []byte, opt ReadOptions) (*Dump, error) {
 				continue
 			}
 			g.State = fb.intern(g.State) // not a slice of the whole header line
+			for i := range g.Labels {
+				g.Labels[i] = Label{Key: fb.intern(g.Labels[i].Key), Value: fb.intern(g.Labels[i].Value)}
+			}
 			slot = g
 			cur = &slot
 		case cur == nil:
@@ -422,7 +457,13 @@ func markLeakDump(d *Dump) {
 // parseHeader reads "goroutine 18 [chan send, 2 minutes, locked to thread]:"
 // and its variants: " gp=0x.. m=.." before the bracket (GOTRACEBACK=system),
 // " (leaked)", " (scan)", " (durable)" after the state, ", synctest bubble
-// N" and " labels:{...}" inside it.
+// N" and the pprof labels inside it. Go 1.26's runtime (traceback.go,
+// goroutineheader) prints, in this order: the wait reason (whose name may
+// end in "(durable)"), " (leaked)", " (scan)", " (durable)" unless the name
+// has it, ", N minutes", ", locked to thread", ", synctest bubble N", then
+// " labels:{"k": "v", ...}" with each key and value quoted (\n, \", \xHH,
+// \uHHHH escapes). ", labels:{" is read too. Labels that do not parse are
+// dropped; the header is still read.
 func parseHeader(line string) (Goroutine, bool) {
 	rest := strings.TrimPrefix(line, "goroutine ")
 	idStr, rest, ok := strings.Cut(rest, " ")
@@ -438,22 +479,35 @@ func parseHeader(line string) (Goroutine, bool) {
 		return Goroutine{}, false
 	}
 	inner := strings.TrimSuffix(rest[open+1:], "]:")
-	// Labels are quoted and may hold anything; they come last.
+	g := Goroutine{ID: id, Count: 1}
+	// Labels are quoted and may hold anything; they come last, and
+	// nothing before them (runtime wait reasons, numbers) holds " labels:{".
 	if i := strings.Index(inner, " labels:{"); i >= 0 {
+		g.Labels, _ = parseLabels(inner[i+len(" labels:{"):])
 		inner = strings.TrimRight(inner[:i], ", ")
 	}
-	g := Goroutine{ID: id, Count: 1}
 	parts := strings.Split(inner, ", ")
-	// The runtime prints " (leaked)" then " (scan)"; " (durable)" is
-	// part of the synctest states and stays.
-	state, _ := strings.CutSuffix(parts[0], " (scan)")
+	state := parts[0]
+	durable := false
+	if s, ok := strings.CutSuffix(state, " (durable)"); ok {
+		state, durable = s, true
+	}
+	state, _ = strings.CutSuffix(state, " (scan)")
 	if s, ok := strings.CutSuffix(state, " (leaked)"); ok {
 		state, g.Leaked = s, true
+	}
+	// "chan receive (durable)" is the wait reason's own name; keep the
+	// mark in the state, once, so durable waits group apart.
+	if s, ok := strings.CutSuffix(state, " (durable)"); ok {
+		state, durable = s, true
 	}
 	if state == "" {
 		return Goroutine{}, false
 	}
-	g.State = state
+	if durable {
+		state += " (durable)"
+	}
+	g.State, g.Durable = state, durable
 	for _, p := range parts[1:] {
 		switch {
 		case strings.HasSuffix(p, " minutes"):
@@ -468,7 +522,62 @@ func parseHeader(line string) (Goroutine, bool) {
 	return g, true
 }
 
-// parseCall reads "pkg.fn(args)" or "pkg.fn(...)" and returns "pkg.fn".
+// maxLabels bounds the labels kept per goroutine: a header is at most one
+// line (ReadOptions.MaxLine), and a program sets a handful.
+const maxLabels = 64
+
+// parseLabels reads `"k": "v", "k2": "v2"}`, the rest of a header after
+// "labels:{". It reports false, with no labels, on anything else.
+func parseLabels(s string) (Labels, bool) {
+	var out Labels
+	for !strings.HasPrefix(s, "}") {
+		k, rest, ok := cutQuoted(s)
+		if !ok {
+			return nil, false
+		}
+		if rest, ok = strings.CutPrefix(rest, ": "); !ok {
+			return nil, false
+		}
+		v, rest, ok := cutQuoted(rest)
+		if !ok || len(out) == maxLabels {
+			return nil, false
+		}
+		out = append(out, Label{Key: k, Value: v})
+		if r, ok := strings.CutPrefix(rest, ", "); ok {
+			rest = r
+		} else if !strings.HasPrefix(rest, "}") {
+			return nil, false
+		}
+		s = rest
+	}
+	if s != "}" {
+		return nil, false
+	}
+	return out, true
+}
+
+// cutQuoted reads the quoted string that s starts with, as the runtime's
+// printquoted writes it (a subset of Go's escapes), and returns it
+// unquoted with what follows.
+func cutQuoted(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", "", false
+	}
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			v, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", "", false
+			}
+			return v, s[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
 func parseCall(line string) (string, bool) {
 	if !strings.HasSuffix(line, ")") {
 		return "", false

@@ -50,6 +50,10 @@ type GroupSummary struct {
 	OldestMinutes int  `json:"oldest_minutes"`
 	Leaked        int  `json:"leaked"`
 	StateInferred bool `json:"state_inferred"`
+	// Durable and Labels as in Group.
+	Durable   int          `json:"durable,omitempty"`
+	Labels    []LabelCount `json:"labels,omitempty"`
+	LabelSets int          `json:"label_sets,omitempty"`
 }
 
 func (a *analysis) summary(dumps []*Dump, start, end *Dump, endGroups []*Group) *Summary {
@@ -112,7 +116,8 @@ func (a *analysis) summary(dumps []*Dump, start, end *Dump, endGroups []*Group) 
 		if i == top {
 			break
 		}
-		gs := GroupSummary{Key: g.Key, Count: g.Count, StartCount: -1, OldestMinutes: g.OldestMinutes, Leaked: g.Leaked, StateInferred: g.StateInferred}
+		gs := GroupSummary{Key: g.Key, Count: g.Count, StartCount: -1, OldestMinutes: g.OldestMinutes, Leaked: g.Leaked,
+			StateInferred: g.StateInferred, Durable: g.Durable, Labels: g.Labels, LabelSets: g.LabelSets}
 		if before != nil {
 			gs.StartCount = before[g.Key]
 		}
@@ -194,6 +199,25 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	if n := s.GroupsTotal - len(s.Groups); n > 0 {
 		fmt.Fprintf(w, "(%d smaller groups not shown)\n", n)
+	}
+	var lb strings.Builder
+	for _, g := range s.Groups {
+		if len(g.Labels) == 0 {
+			continue
+		}
+		var sets []string
+		for _, lc := range g.Labels {
+			sets = append(sets, fmt.Sprintf("%d %s", lc.Count, q(lc.Labels.String())))
+		}
+		if more := g.LabelSets - len(g.Labels); more > 0 {
+			sets = append(sets, fmt.Sprintf("%d more sets", more))
+		}
+		lb.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf("labels at %s: %s", frameText(g.Wait), strings.Join(sets, ", ")), width))
+	}
+	if lb.Len() > 0 {
+		if _, err := io.WriteString(w, lb.String()); err != nil {
+			return err
+		}
 	}
 	for _, g := range s.Groups {
 		if g.StateInferred {

@@ -8,6 +8,8 @@ import (
 	"go/format"
 	"os"
 	"slices"
+
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 // edit is one analysis.TextEdit resolved to byte offsets in a file.
@@ -34,6 +36,25 @@ type fixResult struct {
 	applied   int
 	skipped   int
 	rewritten []string // absolute file names, sorted
+	// refused are the fixes not applied because they edit a file that is
+	// not one of the analysed packages' Go files, or whose real file is
+	// unknown.
+	refused []refusal
+}
+
+// refusal is one fix -fix refused.
+type refusal struct {
+	at   finding.Location // the finding's
+	fix  string           // the fix's message
+	file string           // the file it would edit (absolute), or why unknown
+}
+
+// text is "file:line: fix "msg" edits F, not a Go file of the analysed
+// packages", with F relative to dir like locations.
+func (r refusal) text(dir string) string {
+	at := r.at
+	at.Function = ""
+	return fmt.Sprintf("%s: fix %q edits %s, not a Go file of the analysed packages", at, r.fix, relPath(dir, r.file))
 }
 
 // applyFixes applies the first suggested fix of each diagnostic to the files
@@ -43,17 +64,27 @@ type fixResult struct {
 // left alone, and each rewritten file is gofmt'ed. A file that changed since
 // it was loaded, or a fix that leaves a file unparsable, is an error and no
 // file is written.
-func applyFixes(diags []diag) (fixResult, error) {
+//
+// Only the analysed packages' own Go files are edited (files: absolute
+// names): an edit is located by its token.File, the file the parser read,
+// never by the name a //line directive gives (a package could otherwise
+// name a file of another module); a fix with an edit elsewhere (the build
+// cache's cgo output, another module) is refused whole, and said.
+func applyFixes(diags []diag, files map[string]bool) (fixResult, error) {
 	res := fixResult{fixed: map[int]bool{}}
 	accepted := map[string][]edit{} // by file name
 	sizes := map[string]int{}
 	for i, d := range diags {
+		if d.refused != "" {
+			res.refused = append(res.refused, refusal{at: d.finding.Locations[0], fix: d.fixes[0].Message, file: d.refused})
+			continue
+		}
 		if len(d.fixes) == 0 || d.file == nil || ast.IsGenerated(d.file) {
 			continue
 		}
 		fix := d.fixes[0]
 		byFile := map[string][]edit{}
-		ok := true
+		ok, outside := true, ""
 		for _, te := range fix.TextEdits {
 			tf := d.fset.File(te.Pos)
 			end := te.End
@@ -64,6 +95,10 @@ func applyFixes(diags []diag) (fixResult, error) {
 				return res, fmt.Errorf("%s: fix %q has an edit outside its file", d.finding.Rule, fix.Message)
 			}
 			name := tf.Name()
+			if !files[name] {
+				outside = name
+				break
+			}
 			sizes[name] = tf.Size()
 			e := edit{start: tf.Offset(te.Pos), end: tf.Offset(end), text: string(te.NewText)}
 			for _, a := range append(accepted[name], byFile[name]...) {
@@ -72,6 +107,10 @@ func applyFixes(diags []diag) (fixResult, error) {
 				}
 			}
 			byFile[name] = append(byFile[name], e)
+		}
+		if outside != "" {
+			res.refused = append(res.refused, refusal{at: d.finding.Locations[0], fix: fix.Message, file: outside})
+			continue
 		}
 		if !ok {
 			res.skipped++

@@ -20,7 +20,9 @@ import (
 // SD102 sleeppoll, SD103 goroutinethrottle, SD104 timerloop, SD105
 // tickerleak, SD106 spinwait. Each sets Diagnostic.Category to its rule ID
 // (with a per-finding severity where it differs from the catalog's; see
-// SplitCategory) and returns a *evidence.Result.
+// SplitCategory) and returns a *evidence.Result. lint/loops, which reports
+// nothing, turns the loop rules' findings into one verdict per loop for
+// the runtime layers (lint/inspect): the code is judged once.
 var Analyzers = []*analysis.Analyzer{
 	busyselect.Analyzer,
 	sleeppoll.Analyzer,

@@ -68,6 +68,10 @@ type Summary struct {
 	Fixed     int      `json:"fixed"`     // suggested fixes applied (-fix)
 	Skipped   int      `json:"skipped"`   // suggested fixes not applied because they conflicted
 	Rewritten []string `json:"rewritten"` // files rewritten by -fix, relative like locations
+	// Refused are the fixes -fix did not apply because they edit a file
+	// that is not one of the analysed packages' Go files (a //line
+	// directive never redirects an edit), each "file:line: why".
+	Refused []string `json:"refused,omitempty"`
 }
 
 // WriteText prints the summary above the findings of the text report.
@@ -77,6 +81,11 @@ func (s Summary) WriteText(w io.Writer) error {
 		_, err = fmt.Fprintf(w, "applied %s, rewrote %s\n", plural(s.Fixed, "fix"), strings.Join(s.Rewritten, ", "))
 		if err == nil && s.Skipped > 0 {
 			_, err = fmt.Fprintf(w, "skipped %s that overlap others: run again to apply them\n", plural(s.Skipped, "fix"))
+		}
+	}
+	for _, r := range s.Refused {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "refused a fix: %s\n", r)
 		}
 	}
 	return err
@@ -125,7 +134,14 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("running the analyzers: %w", err)
 	}
 
-	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}}
+	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}, goFiles: map[string]bool{}}
+	for _, p := range pkgs {
+		// GoFiles, not CompiledGoFiles: for a cgo package those are the
+		// build cache's generated files, whose //line directives name these.
+		for _, f := range p.GoFiles {
+			c.goFiles[f] = true
+		}
+	}
 	var errs []error
 	for _, act := range graph.Roots {
 		if act.Err != nil {
@@ -154,11 +170,14 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 // fixes first when fix is set.
 func (c *collector) result(res Result, fix bool, dir string) (Result, error) {
 	if fix {
-		fr, err := applyFixes(c.diags)
+		fr, err := applyFixes(c.diags, c.goFiles)
 		if err != nil {
 			return Result{}, err
 		}
 		res.Summary.Fixed, res.Summary.Skipped = fr.applied, fr.skipped
+		for _, r := range fr.refused {
+			res.Summary.Refused = append(res.Summary.Refused, r.text(dir))
+		}
 		for _, f := range fr.rewritten {
 			res.Summary.Rewritten = append(res.Summary.Rewritten, relPath(dir, f))
 		}
@@ -334,6 +353,9 @@ type diag struct {
 	fset    *token.FileSet
 	file    *ast.File
 	fixes   []analysis.SuggestedFix
+	// refused names the file that the fix in fixes[0] would edit when it is
+	// known, before applyFixes, not to be one -fix may edit.
+	refused string
 }
 
 // diagKey identifies a diagnostic across a package and its test variant,
@@ -349,7 +371,26 @@ type collector struct {
 	dir   string
 	seen  map[diagKey]bool
 	files map[*token.File]*ast.File
-	diags []diag
+	// goFiles are the analysed packages' Go files (absolute): the only
+	// files -fix edits, and the only ones a //line directive may move a
+	// location to.
+	goFiles map[string]bool
+	diags   []diag
+}
+
+// position is where a finding at pos is reported: the place in the file
+// the parser read (PositionFor(pos, false)), unless a //line directive
+// moves it to another Go file of the analysed packages (what cgo's
+// generated files do, naming the .go file the user wrote). A directive
+// naming anything else (a goyacc grammar, a file of another module) is
+// not followed: the report names the real file. A directive without a
+// column ("//line f.go:12") gives column 0.
+func (c *collector) position(fset *token.FileSet, pos token.Pos) token.Position {
+	raw := fset.PositionFor(pos, false)
+	if adj := fset.PositionFor(pos, true); adj.Filename != raw.Filename && c.goFiles[adj.Filename] {
+		return adj
+	}
+	return raw
 }
 
 func (c *collector) add(act *checker.Action) {
@@ -362,8 +403,8 @@ func (c *collector) add(act *checker.Action) {
 		c.files[fset.File(f.FileStart)] = f
 	}
 	for _, d := range act.Diagnostics {
-		pos := fset.Position(d.Pos)
-		k := diagKey{rule: d.Category, file: pos.Filename, offset: pos.Offset, message: d.Message}
+		pos := c.position(fset, d.Pos)
+		k := diagKey{rule: d.Category, file: fset.PositionFor(d.Pos, false).Filename, offset: pos.Offset, message: d.Message}
 		if c.seen[k] {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,9 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 		listed <- listResult{pkgs, err}
 	}()
 
-	args := append([]string{"vet", "-vettool=" + opt.VetTool, "-json"}, opt.Patterns...)
+	// "--": a pattern is never read as a flag (checkPatterns refuses
+	// them already).
+	args := append([]string{"vet", "-vettool=" + opt.VetTool, "-json", "--"}, opt.Patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = dir, opt.Env
 	setProcessGroup(cmd)
@@ -70,7 +73,15 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 		return Result{}, vetError(dir, stderr.String())
 	}
 
-	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}}
+	c := collector{dir: dir, seen: map[diagKey]bool{}, files: map[*token.File]*ast.File{}, goFiles: map[string]bool{}}
+	for _, p := range lr.pkgs {
+		// go vet analyses the test files too, whatever opt.Tests says.
+		for _, l := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles} {
+			for _, f := range l {
+				c.goFiles[filepath.Join(p.Dir, f)] = true
+			}
+		}
+	}
 	fset := token.NewFileSet()
 	files := map[string]*token.File{}
 	if err := decodeVet(&stdout, func(pkg, analyzer string, d jsonDiagnostic) error {
@@ -161,9 +172,29 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // addVet turns one of go vet's diagnostics into a finding, like add does for
 // the checker's.
 func (c *collector) addVet(fset *token.FileSet, files map[string]*token.File, opt Options, analyzer string, d jsonDiagnostic) error {
+	var note *vetNote
+	for _, rel := range d.Related {
+		if text, ok := strings.CutPrefix(rel.Message, noteMarker); ok {
+			note = new(vetNote)
+			if err := json.Unmarshal([]byte(text), note); err != nil {
+				return fmt.Errorf("%s: evidence note: %w", d.Posn, err)
+			}
+		}
+	}
+	// go vet's position is the one a //line directive claims; the note
+	// has the real one. The location follows collector.position's rule.
 	file, line, col, err := splitPosn(d.Posn)
 	if err != nil {
 		return err
+	}
+	if note != nil && note.Posn != "" {
+		rfile, rline, rcol, err := splitPosn(note.Posn)
+		if err != nil {
+			return err
+		}
+		if rfile != file && !c.goFiles[file] {
+			file, line, col = rfile, rline, rcol
+		}
 	}
 	if !opt.Tests && strings.HasSuffix(file, "_test.go") {
 		return nil
@@ -178,31 +209,38 @@ func (c *collector) addVet(fset *token.FileSet, files map[string]*token.File, op
 		Locations: []finding.Location{{File: relPath(c.dir, file), Line: line, Column: col}},
 	}
 	f.Rule, f.Severity, f.Fix = ruleOf(d.Category, analyzer)
-	for _, rel := range d.Related {
-		if note, ok := strings.CutPrefix(rel.Message, noteMarker); ok {
-			var n vetNote
-			if err := json.Unmarshal([]byte(note), &n); err != nil {
-				return fmt.Errorf("%s: evidence note: %w", d.Posn, err)
-			}
-			f.Locations[0].Function, f.Evidence = n.Function, n.Evidence
-		}
+	if note != nil {
+		f.Locations[0].Function, f.Evidence = note.Function, note.Evidence
 	}
 	dg := diag{finding: f, fset: fset}
 	if opt.Fix && len(d.SuggestedFixes) > 0 {
 		fix := d.SuggestedFixes[0]
 		sf := analysis.SuggestedFix{Message: fix.Message}
-		for _, e := range fix.Edits {
-			tf, err := tokenFile(fset, files, e.Filename)
+		for i, e := range fix.Edits {
+			// The file the edit's offsets belong to: the note's, never
+			// the name a //line directive gave go vet.
+			name := ""
+			if note != nil && len(note.Edits) == len(fix.Edits) {
+				name = note.Edits[i]
+			}
+			if name == "" || !c.goFiles[name] {
+				if name == "" {
+					name = e.Filename + " (or the file a //line directive named so: the real one is unknown)"
+				}
+				dg.refused = name
+				break
+			}
+			tf, err := tokenFile(fset, files, name)
 			if err != nil {
 				return err
 			}
 			if e.Start < 0 || e.End < e.Start || e.End > tf.Size() {
-				return fmt.Errorf("%s: fix %q has an edit outside %s", d.Posn, fix.Message, e.Filename)
+				return fmt.Errorf("%s: fix %q has an edit outside %s", d.Posn, fix.Message, name)
 			}
 			sf.TextEdits = append(sf.TextEdits, analysis.TextEdit{Pos: tf.Pos(e.Start), End: tf.Pos(e.End), NewText: []byte(e.New)})
 			if dg.file == nil {
 				// applyFixes reads only the header: is the file generated?
-				dg.file, _ = parser.ParseFile(token.NewFileSet(), e.Filename, nil, parser.PackageClauseOnly|parser.ParseComments)
+				dg.file, _ = parser.ParseFile(token.NewFileSet(), name, nil, parser.PackageClauseOnly|parser.ParseComments)
 			}
 		}
 		dg.fixes = []analysis.SuggestedFix{sf}
@@ -226,19 +264,31 @@ func tokenFile(fset *token.FileSet, files map[string]*token.File, name string) (
 	return tf, nil
 }
 
-// splitPosn splits "file:line:col".
+// splitPosn splits token.Position's String: "file:line:col", or
+// "file:line" when the column is unknown (after a //line directive
+// without one, "//line parser.y:12", which goyacc writes), col then 0.
 func splitPosn(posn string) (file string, line, col int, err error) {
-	i := strings.LastIndexByte(posn, ':')
-	j := strings.LastIndexByte(posn[:max(i, 0)], ':')
-	if i < 0 || j < 0 {
-		return "", 0, 0, fmt.Errorf("go vet position %q is not file:line:column", posn)
+	var nums []int // the trailing numbers, last first
+	file = posn
+	for range 2 {
+		i := strings.LastIndexByte(file, ':')
+		if i < 0 {
+			break
+		}
+		n, err := strconv.Atoi(file[i+1:])
+		if err != nil || n < 0 || strings.Trim(file[i+1:], "0123456789") != "" {
+			break
+		}
+		nums = append(nums, n)
+		file = file[:i]
 	}
-	line, err1 := strconv.Atoi(posn[j+1 : i])
-	col, err2 := strconv.Atoi(posn[i+1:])
-	if err1 != nil || err2 != nil {
-		return "", 0, 0, fmt.Errorf("go vet position %q is not file:line:column", posn)
+	switch {
+	case file == "" || len(nums) == 0:
+		return "", 0, 0, fmt.Errorf("go vet position %q is not file:line[:column]", posn)
+	case len(nums) == 1:
+		return file, nums[0], 0, nil
 	}
-	return posn[:j], line, col, nil
+	return file, nums[1], nums[0], nil
 }
 
 // vetError words go vet's failure like load's: the first package that does
@@ -285,6 +335,7 @@ done:
 // listedPackage is what go list says of one package.
 type listedPackage struct {
 	ImportPath   string
+	Dir          string
 	Name         string
 	GoFiles      []string
 	CgoFiles     []string
@@ -297,7 +348,7 @@ type listedPackage struct {
 // the same errors as the in-process loader: a pattern that matches nothing,
 // a directory that does not exist.
 func listPackages(ctx context.Context, dir string, opt Options) ([]listedPackage, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Name,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error"}, opt.Patterns...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,Name,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error", "--"}, opt.Patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = dir, opt.Env
 	setProcessGroup(cmd)
@@ -333,7 +384,14 @@ func listPackages(ctx context.Context, dir string, opt Options) ([]listedPackage
 	return out, nil
 }
 
-// checkPatterns refuses what go list would read as "the current directory".
+// ErrFlagPattern is returned by Run for a pattern that is a flag.
+var ErrFlagPattern = errors.New("a flag is not a package pattern")
+
+// checkPatterns refuses what go list would read as "the current directory",
+// and any pattern that starts with "-": it would reach go vet as a flag,
+// and some of go's flags run a program (-toolexec, -exec, -vettool,
+// -overlay's files, -modfile...). No flag is passed through: build flags
+// belong in GOFLAGS, which the user sets (e.g. GOFLAGS=-tags=integration).
 func checkPatterns(patterns []string) error {
 	if len(patterns) == 0 {
 		return fmt.Errorf("%w: no package patterns given", ErrNoPackages)
@@ -341,6 +399,9 @@ func checkPatterns(patterns []string) error {
 	for _, p := range patterns {
 		if strings.TrimSpace(p) == "" {
 			return fmt.Errorf("%w: empty package pattern %q", ErrNoPackages, p)
+		}
+		if strings.HasPrefix(p, "-") {
+			return fmt.Errorf("%w: %q (no flag is passed to go; set build flags such as -tags in GOFLAGS)", ErrFlagPattern, p)
 		}
 	}
 	return nil

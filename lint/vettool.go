@@ -23,6 +23,13 @@ const noteMarker = "schedoctor-note "
 type vetNote struct {
 	Function string             `json:"function,omitempty"`
 	Evidence []finding.Evidence `json:"evidence,omitempty"`
+	// Posn is the diagnostic's position in the file the analyzer read;
+	// go vet's JSON gives the one a //line directive claims.
+	Posn string `json:"posn,omitempty"`
+	// Edits names the file each edit of the first suggested fix really
+	// changes: go vet's JSON names the file a //line directive claims,
+	// with the offsets of the real one.
+	Edits []string `json:"edits,omitempty"`
 }
 
 // IsVetTool reports whether args (a process's arguments after its name) are
@@ -71,6 +78,16 @@ func noting(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
 				}
 				if ev != nil {
 					note.Evidence = ev.ByPos[d.Pos]
+				}
+				note.Posn = pass.Fset.PositionFor(d.Pos, false).String()
+				if len(d.SuggestedFixes) > 0 {
+					for _, te := range d.SuggestedFixes[0].TextEdits {
+						name := ""
+						if tf := pass.Fset.File(te.Pos); tf != nil {
+							name = tf.Name()
+						}
+						note.Edits = append(note.Edits, name)
+					}
 				}
 				if b, err := json.Marshal(note); err == nil {
 					d.Related = append(d.Related, analysis.RelatedInformation{Pos: d.Pos, Message: noteMarker + string(b)})

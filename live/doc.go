@@ -23,8 +23,9 @@
 // Options.FlightRecorderCPU (1% of GOMAXPROCS), and records again once the
 // rate falls (budget.go).
 //
-// The package uses the standard library and schedoctor's finding model
-// only (finding imports nothing). The trace analysis that diagnoses
+// The package uses the standard library, schedoctor's finding model
+// (which imports nothing) and internal/safewrite, the one way schedoctor
+// writes files (it brings golang.org/x/sys/unix for openat). The trace analysis that diagnoses
 // snapshots is wired by live/livetrace (which brings golang.org/x/exp/trace);
 // Prometheus export is live/prom (the only importer of client_golang).
 //

@@ -13,7 +13,7 @@ import (
 // Start a monitor and mount its page on a mux served on loopback only.
 func ExampleStart() {
 	ctx := context.Background()
-	m, err := live.Start(ctx, live.Options{Interval: 100 * time.Millisecond}) // snapshots to $TMPDIR/schedoctor-live
+	m, err := live.Start(ctx, live.Options{Interval: 100 * time.Millisecond}) // snapshots to $TMPDIR/schedoctor-live-UID
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -112,7 +112,7 @@ var page = template.Must(template.New("live").Funcs(template.FuncMap{
 <tr><th>scheduling latency</th><td>last {{.Latency.Span}}s, {{.Latency.Sampled}} sampled transitions (one in eight): p50 {{.Latency.P50}}, p90 {{.Latency.P90}}, p99 {{.Latency.P99}} (95% interval {{secs .Latency.P99Low}}–{{.Latency.P99High}}), p99.9 {{.Latency.P999}}, max {{.Latency.Max}}</td></tr>
 <tr><th>GC</th><td>{{.GC.Cycles}} cycles ({{.GC.Forced}} forced), {{pct .GC.CPUShare}}% of used CPU, {{.GC.PauseCount}} pauses, p99 {{.GC.PauseP99}}, max {{.GC.PauseMax}}</td></tr>
 <tr><th>mutex wait</th><td>{{.MutexWait}} s/s</td></tr>
-<tr><th>flight recorder</th><td>{{.FlightRecorder}} · {{.Dir}}</td></tr>
+<tr><th>flight recorder</th><td>{{.FlightRecorder}} · {{.Dir}}{{if .DirRefused}} (refused: {{.DirRefused}}){{end}}</td></tr>
 </table>
 <h2>Findings</h2>
 {{if .Findings}}<ul>{{range .Findings}}<li class="{{.Severity}}"><b>{{.Rule}}</b> {{.Severity}}: {{.Message}}{{if .Fix}}<br><i>fix:</i> {{.Fix}}{{end}}</li>{{end}}</ul>{{else}}<p>none</p>{{end}}

@@ -318,17 +318,18 @@ func TestFlightRecorderOwnedElsewhere(t *testing.T) {
 }
 
 func TestUnwritableDir(t *testing.T) {
-	// A file where the directory should be: every write fails.
-	f := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(f, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// Dir accepted at Start, then removed: every write fails (a removed
+	// directory takes no new file, even through its descriptor).
+	f := filepath.Join(t.TempDir(), "dir")
 	m, err := live.Start(t.Context(), live.Options{Interval: 50 * time.Millisecond, LatencySpan: 500 * time.Millisecond,
 		Dir: f, SnapshotGap: time.Millisecond})
 	if err != nil {
 		t.Fatalf("Start failed on an unwritable Dir: %v", err)
 	}
 	defer m.Stop()
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
 	spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
 	waitFor(t, 10*time.Second, "no error for the unwritable dir", func() bool {
 		st := m.State()

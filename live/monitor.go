@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 )
 
 // Trigger kinds, in the order they are listed and preferred when several
@@ -38,6 +39,10 @@ type Monitor struct {
 	online   []finding.Finding
 	triggers map[string]*Trigger
 	snaps    []*Snapshot
+	// dir is Options.Dir, opened and checked at Start (nil when refused,
+	// or after Stop): every snapshot is written, listed, served and
+	// removed through it (safewrite), never by path.
+	dir      *safewrite.Dir
 	lastSnap time.Time
 	busy     bool // a snapshot is being written or diagnosed
 	written  int64
@@ -88,8 +93,12 @@ func Start(ctx context.Context, o Options) (*Monitor, error) {
 	m.st.Interval = o.Interval.Seconds()
 	m.st.Dir = o.Dir
 	m.st.FlightRecorder = "off"
-	if !o.NoFlightRecorder {
-		m.adopt()
+	if !o.NoFlightRecorder && !m.adopt() {
+		// No directory fit to write to: recording would cost the service
+		// for snapshots that cannot be kept.
+		m.st.FlightRecorder = "off: the snapshot directory is refused (see dir_refused); metrics keep running"
+		m.logf("live: %s: %s", m.st.FlightRecorder, m.st.DirRefused)
+	} else if !o.NoFlightRecorder {
 		fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: o.FlightRecorderAge, MaxBytes: uint64(o.FlightRecorderBytes)})
 		if err := fr.Start(); err != nil {
 			// Only one flight recorder may be active in a program: whoever
@@ -124,6 +133,13 @@ func (m *Monitor) Stop() {
 			m.mu.Lock()
 			m.st.FlightRecorder = "stopped"
 			m.mu.Unlock()
+		}
+		m.mu.Lock()
+		d := m.dir
+		m.dir = nil
+		m.mu.Unlock()
+		if d != nil {
+			d.Close()
 		}
 	})
 }
@@ -203,7 +219,7 @@ func (m *Monitor) tick() {
 	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st.Started, st.Interval, st.Dir = m.st.Started, m.st.Interval, m.st.Dir
+	st.Started, st.Interval, st.Dir, st.DirRefused = m.st.Started, m.st.Interval, m.st.Dir, m.st.DirRefused
 	st.FlightRecorder, st.Errors = m.st.FlightRecorder, m.st.Errors
 	st.RecorderRate, st.RecorderEstimate, st.RecorderBudget = m.st.RecorderRate, m.st.RecorderEstimate, m.st.RecorderBudget
 	st.Missing = slices.Clone(m.rd.missing)

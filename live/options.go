@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -48,7 +49,12 @@ type Options struct {
 	GCPauseP99 time.Duration
 
 	// Dir receives flight-recorder snapshots. Default
-	// $TMPDIR/schedoctor-live; created 0700 when missing.
+	// $TMPDIR/schedoctor-live-UID (UID: the process's user ID), so that
+	// two users' services never share one. It is created 0700 when
+	// missing; an existing Dir must be a directory (not a symbolic link)
+	// owned by the process's user that group and others cannot write,
+	// else it is refused: no snapshot is taken, and State.DirRefused says
+	// why. Snapshots are 0600.
 	Dir string
 	// NoFlightRecorder keeps the monitor to metrics: no trace is recorded
 	// and no snapshot is written.
@@ -180,7 +186,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxSnapshotBytes = 100 << 20
 	}
 	if o.Dir == "" {
-		o.Dir = filepath.Join(os.TempDir(), "schedoctor-live")
+		o.Dir = defaultDir()
 	}
 	if o.now == nil {
 		o.now = time.Now
@@ -191,4 +197,15 @@ func (o Options) withDefaults() (Options, error) {
 // ringSize is how many readings the window holds.
 func (o Options) ringSize() int {
 	return int(o.Window/o.Interval) + 1
+}
+
+// defaultDir is $TMPDIR/schedoctor-live-UID: in a shared temporary
+// directory, another user could create a name common to all (and the
+// monitor would then refuse it); one per user avoids that collision.
+func defaultDir() string {
+	name := "schedoctor-live"
+	if uid := os.Getuid(); uid >= 0 { // -1 on Windows
+		name += "-" + strconv.Itoa(uid)
+	}
+	return filepath.Join(os.TempDir(), name)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 )
 
 // Snapshot files are named by time and trigger:
@@ -30,32 +31,46 @@ func snapshotName(at time.Time, kind string) string {
 // diagnoseTimeout bounds one background diagnosis.
 const diagnoseTimeout = 2 * time.Minute
 
-// adopt lists the snapshots an earlier run left in Dir, so that the
-// bounds on count and bytes hold across restarts.
-func (m *Monitor) adopt() {
-	if err := os.MkdirAll(m.o.Dir, 0o700); err != nil {
-		m.errLocked(fmt.Sprintf("creating snapshot dir: %v", err))
-		return
+// adopt opens Dir (safewrite.OpenOwned: created 0700 when missing; refused
+// when it is a link, another user's, or writable by group or others, for
+// whoever can write there can swap a snapshot for a link to the service's
+// secrets) and lists the snapshots an earlier run left there, so that the
+// bounds on count and bytes hold across restarts. It reports whether Dir
+// is usable; when not, State.DirRefused says why.
+func (m *Monitor) adopt() bool {
+	d, err := safewrite.OpenOwned(m.o.Dir)
+	if err != nil {
+		m.st.DirRefused = err.Error()
+		m.errLocked(fmt.Sprintf("snapshot dir refused: %v", err))
+		return false
 	}
-	ents, err := os.ReadDir(m.o.Dir)
+	m.dir = d
+	names, err := d.Names()
 	if err != nil {
 		m.errLocked(fmt.Sprintf("listing snapshot dir: %v", err))
-		return
+		return true
 	}
-	for _, e := range ents {
-		sub := nameRE.FindStringSubmatch(e.Name())
-		if sub == nil || !e.Type().IsRegular() {
+	for _, name := range names {
+		sub := nameRE.FindStringSubmatch(name)
+		if sub == nil {
 			continue
 		}
-		info, err := e.Info()
+		// Open (no link followed, regular files only) for the size.
+		f, err := d.Open(name)
+		if err != nil {
+			continue
+		}
+		info, err := f.Stat()
+		f.Close()
 		if err != nil {
 			continue
 		}
 		at, _ := time.Parse(nameLayout, sub[1])
-		m.snaps = append(m.snaps, &Snapshot{Name: e.Name(), Trigger: sub[2], Time: at, Bytes: info.Size(),
+		m.snaps = append(m.snaps, &Snapshot{Name: name, Trigger: sub[2], Time: at, Bytes: info.Size(),
 			Diagnosis: "none", Why: "left by an earlier run"})
 	}
 	slices.SortFunc(m.snaps, func(a, b *Snapshot) int { return strings.Compare(a.Name, b.Name) })
+	return true
 }
 
 func (m *Monitor) worker(ctx context.Context) {
@@ -199,9 +214,15 @@ func (m *Monitor) write(name string) (int64, error) {
 		return 0, fmt.Errorf("no room left under MaxSnapshotBytes (%d bytes kept)", kept)
 	}
 
-	final := filepath.Join(m.o.Dir, name)
-	tmp := final + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Only the worker writes, and Stop closes dir after the worker ended.
+	m.mu.Lock()
+	d := m.dir
+	m.mu.Unlock()
+	if d == nil {
+		return 0, errors.New("no snapshot directory")
+	}
+	tmp := name + ".partial"
+	f, err := d.Create(tmp)
 	if err != nil {
 		return 0, err
 	}
@@ -210,10 +231,10 @@ func (m *Monitor) write(name string) (int64, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, final)
+		err = d.Rename(tmp, name)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		d.Remove(tmp)
 		if errors.Is(err, errTooBig) {
 			m.mu.Lock()
 			m.largest = max(m.largest, bound+1)
@@ -247,7 +268,10 @@ func (m *Monitor) trimLocked(keep string, room int64) {
 			i = 1
 		}
 		old := m.snaps[i]
-		if err := os.Remove(filepath.Join(m.o.Dir, old.Name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if m.dir == nil {
+			return
+		}
+		if err := m.dir.Remove(old.Name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			m.errLocked(fmt.Sprintf("removing old snapshot: %v", err))
 			return
 		}
@@ -257,7 +281,8 @@ func (m *Monitor) trimLocked(keep string, room int64) {
 	}
 }
 
-// open returns the snapshot file called name, if the monitor lists it.
+// open returns the snapshot file called name, if the monitor wrote it (or
+// adopted it) and lists it, and its name has the snapshots' form.
 func (m *Monitor) open(name string) (*os.File, *Snapshot, error) {
 	m.mu.Lock()
 	var snap *Snapshot
@@ -267,10 +292,14 @@ func (m *Monitor) open(name string) (*os.File, *Snapshot, error) {
 			snap = &c
 		}
 	}
-	m.mu.Unlock()
-	if snap == nil || !nameRE.MatchString(name) {
+	if snap == nil || !nameRE.MatchString(name) || m.dir == nil {
+		m.mu.Unlock()
 		return nil, nil, os.ErrNotExist
 	}
-	f, err := os.Open(filepath.Join(m.o.Dir, name))
+	// Under mu, so that Stop does not close dir meanwhile. Relative to
+	// dir's descriptor, no link followed, regular files only: whatever
+	// replaced a snapshot, the route serves no other file.
+	f, err := m.dir.Open(name)
+	m.mu.Unlock()
 	return f, snap, err
 }

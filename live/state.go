@@ -48,15 +48,19 @@ type State struct {
 	// would have, paused) over the last minute, RecorderBudget and RecorderCPUBudget
 	// Options.FlightRecorderMemory and FlightRecorderCPU, RecorderPauses
 	// how often the recorder was paused to keep within them (budget.go).
-	RecorderRate      float64    `json:"recorder_transitions_per_s"`
-	RecorderEstimate  float64    `json:"recorder_bytes_estimate"`
-	RecorderCPU       float64    `json:"recorder_cpu_share"`
-	RecorderBudget    int64      `json:"recorder_budget_bytes"`
-	RecorderCPUBudget float64    `json:"recorder_cpu_budget"`
-	RecorderPauses    int64      `json:"recorder_pauses"`
-	Dir               string     `json:"dir"`
-	Snapshots         []Snapshot `json:"snapshots"` // kept in Dir, oldest first
-	SnapshotBytes     int64      `json:"snapshot_bytes"`
+	RecorderRate      float64 `json:"recorder_transitions_per_s"`
+	RecorderEstimate  float64 `json:"recorder_bytes_estimate"`
+	RecorderCPU       float64 `json:"recorder_cpu_share"`
+	RecorderBudget    int64   `json:"recorder_budget_bytes"`
+	RecorderCPUBudget float64 `json:"recorder_cpu_budget"`
+	RecorderPauses    int64   `json:"recorder_pauses"`
+	Dir               string  `json:"dir"`
+	// DirRefused says why Dir was refused at Start (a link, another
+	// user's, writable by group or others, not a directory): then no
+	// flight recorder runs and no snapshot is written or served.
+	DirRefused    string     `json:"dir_refused,omitempty"`
+	Snapshots     []Snapshot `json:"snapshots"` // kept in Dir, oldest first
+	SnapshotBytes int64      `json:"snapshot_bytes"`
 	// SnapshotsWritten counts the snapshots written since Start, including
 	// those since removed to keep Dir within its bounds.
 	SnapshotsWritten int64 `json:"snapshots_written"`

@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"github.com/schedoctor/schedoctor/internal/textsafe"
+
 	"fmt"
 	"math"
 	"strings"
@@ -53,7 +55,7 @@ func (s *Summary) Findings() []finding.Finding {
 				Value: round(p.OtherCPUs), Unit: "CPUs"})
 		}
 	}
-	f.Fix = fmt.Sprintf("run it with GOMAXPROCS=%d (env GOMAXPROCS=%d %s)", s.Knee, s.Knee, s.Command[0])
+	f.Fix = fmt.Sprintf("run it with GOMAXPROCS=%d (env GOMAXPROCS=%d %s)", s.Knee, s.Knee, textsafe.ShellQuote(s.Command[0]))
 	if s.Knee < s.CPUs {
 		f.Fix += fmt.Sprintf(", or set its container's CPU limit to %d (since Go 1.25 the default GOMAXPROCS follows the limit)", s.Knee)
 	}

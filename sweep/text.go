@@ -25,12 +25,15 @@ func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) 
 // WriteTextWidth prints the sweep within width columns; 0 is the full
 // table, with the bar beside each row. Within a width, the bars are a
 // chart of their own under the table, load mode leaves out p90 and p99.9
-// (in -wide and -json), and the sentences are wrapped. The command line,
-// the URL and the runs' errors are escaped (textsafe).
+// (in -wide and -json), and the sentences are wrapped. The command line is
+// quoted as a shell would read it; the URL and the runs' errors are
+// escaped (textsafe).
 func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 	var text strings.Builder
 	w := &text
-	fmt.Fprintf(w, "sweep: %s\n", strings.Join(s.Command, " "))
+	// Quoted for a shell, so that the line can be pasted and an argument
+	// with a space or a line break reads as one (textsafe.ShellJoin).
+	fmt.Fprintf(w, "sweep: %s\n", textsafe.ShellJoin(s.Command))
 	fmt.Fprintf(w, "GOMAXPROCS %s, %d runs each, interleaved (order seed %d); %d CPUs\n",
 		joinInts(s.Procs), s.RunsPerP, s.Seed, s.CPUs)
 	if s.Load != nil {

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
@@ -114,27 +114,24 @@ func memStat(line, prefix string) (int64, bool) {
 	return n, err == nil
 }
 
-func get(ctx context.Context, url string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+// get fetches one pprof page through httpfetch, so that -pprof follows
+// the one redirect rule, deadline and idle limit of every fetch.
+func get(ctx context.Context, raw string) ([]byte, error) {
+	u, err := httpfetch.ParseURL(raw)
 	if err != nil {
-		return nil, fmt.Errorf("pprof URL %s: %w", url, err)
+		return nil, fmt.Errorf("pprof URL: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Timeout: 30 * time.Second, Limit: 64 << 20, Expect: "/debug/pprof/heap or /goroutine", What: "a pprof page"})
 	if err != nil {
-		return nil, fmt.Errorf("fetching %s: %w", url, err)
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetching %s: %s", url, resp.Status)
-	}
-	data, truncated, err := sysread.Reader(resp.Body, url, 64<<20)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", url, err)
+	defer resp.Close()
+	data, truncated, err := sysread.Reader(resp.Body, resp.Name, 64<<20)
+	if err = resp.Err(err); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", resp.Name, err)
 	}
 	if truncated {
-		return nil, fmt.Errorf("reading %s: more than 64 MiB", url)
+		return nil, fmt.Errorf("reading %s: more than 64 MiB", resp.Name)
 	}
 	return data, nil
 }

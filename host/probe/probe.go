@@ -24,13 +24,13 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"net/url"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
@@ -271,12 +271,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 // address: the probe measures the user's own server on this host, and
 // must not be pointed at another host's endpoints.
 func CheckPprofURL(raw string) error {
-	u, err := url.Parse(raw)
+	// httpfetch.ParseURL's error never shows a password, whatever the
+	// scheme; the URL is named redacted below too.
+	u, err := httpfetch.ParseURL(raw)
 	if err != nil {
-		return fmt.Errorf("pprof URL %q: %w", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("pprof URL %q: want http:// or https://", raw)
+		return fmt.Errorf("pprof URL: %w", err)
 	}
 	host := u.Hostname()
 	if host == "localhost" {
@@ -284,7 +283,7 @@ func CheckPprofURL(raw string) error {
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.Unmap().IsLoopback() {
-		return fmt.Errorf("pprof URL %q: %w", raw, ErrNotLoopback)
+		return fmt.Errorf("pprof URL %q: %w", u.Redacted(), ErrNotLoopback)
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/report"
 )
@@ -19,25 +21,31 @@ func init() {
 func runCheck(ctx context.Context, e *Env, args []string) int {
 	fs := e.newFlagSet("schedoctor check [flags] URL|DIR",
 		`Capture, one at a time, from a service that mounts net/http/pprof at URL (http://127.0.0.1:6060
-serves /debug/pprof/...): a goroutine dump, a CPU profile of -seconds, an execution trace of
+serves /debug/pprof/...): a goroutine profile (debug=0), which gives the goroutine count, and a full
+goroutine dump (debug=2) only below -max-dump-goroutines (a full dump stops the service's world
+while it is written: 0.7 s at 50,000 goroutines), a CPU profile of -seconds, an execution trace of
 -trace-seconds (after the profile, never during it: tracing inflates the profile), mutex and block
 profiles (empty unless the service enabled them), /debug/pprof/goroutineleak if the Go version has
-it, and a second goroutine dump. With -pid (the service on this machine) also the process layer,
-whose CPU count and the CPU the process got during the trace feed the trace analysis.
+it, and the goroutine profile and dump again. With -pid (the service on this machine) also the
+process layer, whose CPU count and the CPU the process got during the trace feed the trace analysis.
 
 The findings of every source are joined: one finding per cause, located at the user line, with
 every source's evidence and "sources" listing them. A capture that fails (404, 401/403, an HTML
 page, a cut answer, a timeout) is named and the rest is still diagnosed; the exit code is 2 only
-when nothing could be captured. Only URL's host is contacted; Ctrl-C cancels the capture in
-flight, which stops the target's profile or trace.
+when nothing could be captured or read. Only URL's host and port are contacted (a redirect elsewhere
+is refused); every answer must keep arriving (1 KiB per 10 s) and all of them share -max-total-mb;
+a service that stalls is asked nothing more. Ctrl-C cancels the capture in flight, which stops the
+target's profile or trace. An argument with a scheme (http:...) is always a URL.
 
 If the service mounts the live monitor (the live package's Handler, at -live, default
 /debug/schedoctor/), its JSON is read last: its findings (SD701-SD704 and those of its
-snapshots) join the others with the source "live", and its newest snapshot that it did not
-diagnose itself is fetched and diagnosed with the trace analysis.
+snapshots) are shown as the target's claims ("the target's live monitor reports: ...", the source
+"live", the catalog's fix, not the target's) and join the others of the same cause; its newest
+snapshot that it did not diagnose itself is fetched and diagnosed with the trace analysis.
 
 -save DIR keeps every capture and a manifest.json; "schedoctor check DIR" diagnoses it again
-offline (attach DIR to a bug report). docs/check.md says what each capture costs the target.`,
+offline (attach DIR to a bug report). DIR is created 0700 (an existing one must be empty, yours,
+not a link and not writable by others); its files are 0600. docs/check.md says what each capture costs the target.`,
 		`  schedoctor check http://127.0.0.1:6060
   schedoctor check -pid $(pgrep -n myservice) -seconds 20 -src ~/src/myservice http://127.0.0.1:6060
   schedoctor check -save /tmp/chk http://127.0.0.1:6060 && schedoctor check -json /tmp/chk`)
@@ -55,6 +63,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	lim, maxMB := profileLimitFlags(fs)
 	maxGenMB := traceGenerationFlag(fs)
 	livePath := fs.String("live", check.DefaultLivePath, "the `PATH` where the service mounts the schedoctor live monitor, probed once (a 404 means not mounted); \"\" does not look")
+	maxDump := fs.Int("max-dump-goroutines", check.DefaultMaxDumpGoroutines, "take a full goroutine dump (debug=2, which stops the service's world while it is written) only below `N` goroutines; 0 never")
+	maxTotalMB := fs.Int("max-total-mb", check.DefaultTotalBytes>>20, "the budget in `MB` for all the service's answers together")
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
@@ -82,10 +92,19 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	if code, ok := e.checkGeneration(*maxGenMB); !ok {
 		return code
 	}
+	if *maxDump < 0 {
+		return e.usageError("-max-dump-goroutines %d: want 0 (never) or a goroutine count", *maxDump)
+	}
+	if *maxTotalMB <= 0 || *maxTotalMB > 1<<20 {
+		return e.usageError("-max-total-mb %d: want 1 to %d", *maxTotalMB, 1<<20)
+	}
 	arg := fs.Arg(0)
 	var set *check.Set
 	var err error
-	if check.IsDir(arg) {
+	// An argument with a scheme is always a URL: a directory named
+	// "http:" (made by a mistyped -save, or planted) is never read
+	// instead of contacting the service. Give ./http:/... to read one.
+	if !check.HasScheme(arg) && check.IsDir(arg) {
 		if *pid != 0 || *saveDir != "" {
 			return e.usageError("-pid and -save apply to a live capture, not to a saved directory")
 		}
@@ -93,14 +112,32 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 			return e.fail(err)
 		}
 	} else {
-		e.doing("capturing from " + arg)
-		set, err = capture(ctx, e, arg, *pid, *seconds, *traceSecs, *quiet, *livePath)
+		// The save directory is made (or checked) before the target is
+		// contacted: a refused one costs the service nothing.
+		var save *safewrite.Dir
+		if *saveDir != "" {
+			if save, err = safewrite.CreateNew(*saveDir); err != nil {
+				return e.fail(fmt.Errorf("-save: %w", err))
+			}
+			defer save.Close()
+		}
+		base, err := check.ParseBase(arg)
+		if err != nil {
+			return e.fail(err)
+		}
+		e.doing("capturing from " + base.Redacted())
+		copt := check.Options{Seconds: *seconds, TraceSeconds: *traceSecs, PID: *pid, LivePath: *livePath,
+			MaxDumpGoroutines: *maxDump, MaxTotalBytes: int64(*maxTotalMB) << 20}
+		if *maxDump == 0 {
+			copt.MaxDumpGoroutines = -1
+		}
+		set, err = capture(ctx, e, arg, copt, *quiet)
 		if err != nil {
 			return e.fail(err)
 		}
 		set.Tool = Version()
-		if *saveDir != "" {
-			if err := set.Save(*saveDir); err != nil {
+		if save != nil {
+			if err := set.SaveTo(save); err != nil {
 				e.warn("%v", err)
 			} else if !*quiet {
 				fmt.Fprintf(e.Stderr, "schedoctor check: saved to %s (re-diagnose with: schedoctor check %s)\n", *saveDir, *saveDir)
@@ -114,7 +151,8 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 		}
 		return e.fail(errors.New(msg))
 	}
-	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20))}
+	// The set is saved by now: each capture's bytes go once it is read.
+	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20)), Release: true}
 	if !*noSrc {
 		aopt.Source = &inspect.Resolver{SrcDirs: src, NoFindings: true}
 	}
@@ -126,11 +164,28 @@ offline (attach DIR to a bug report). docs/check.md says what each capture costs
 	for _, f := range res.Summary.Failed {
 		e.warn("%s", f)
 	}
+	for _, sk := range res.Summary.Skipped {
+		if strings.Contains(sk, "at or over the limit") {
+			e.warn("%s (-max-dump-goroutines sets the limit)", sk)
+		} else {
+			e.warn("%s", sk)
+		}
+	}
+	if res.Summary.Read == 0 {
+		// Every capture was there but none could be read (a saved
+		// directory of garbage, a target answering junk): no diagnosis,
+		// not "no findings".
+		msg := "no capture could be read"
+		if len(res.Summary.Failed) > 0 {
+			msg += ":\n  " + joinLines(res.Summary.Failed)
+		}
+		return e.fail(errors.New(msg))
+	}
 	return e.emit(&out, report.Report{Source: finding.SourceCheck, Findings: res.Findings, Summary: res.Summary})
 }
 
-func capture(ctx context.Context, e *Env, url string, pid, seconds, traceSecs int, quiet bool, livePath string) (*check.Set, error) {
-	opt := check.Options{Seconds: seconds, TraceSeconds: traceSecs, PID: pid, LivePath: livePath}
+func capture(ctx context.Context, e *Env, url string, opt check.Options, quiet bool) (*check.Set, error) {
+	pid := opt.PID
 	if !quiet {
 		opt.Log = func(format string, args ...any) {
 			fmt.Fprintf(e.Stderr, "schedoctor check: "+format+"\n", args...)

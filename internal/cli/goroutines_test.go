@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
 )
@@ -118,7 +120,7 @@ func TestGoroutinesURLs(t *testing.T) {
 	}))
 	defer srv.Close()
 	u := srv.URL + "/debug/pprof/goroutine"
-	code, stdout, stderr := run(t, "", "goroutines", "-json", "-seconds", "3", u, u, srv.URL+"/debug/pprof/mutex")
+	code, stdout, stderr := run(t, "", "goroutines", "-json", "-seconds", "3", "-interval", "1s", u, u, srv.URL+"/debug/pprof/mutex")
 	if code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -132,5 +134,83 @@ func TestGoroutinesURLs(t *testing.T) {
 	code, _, stderr = run(t, "", "goroutines", srv.URL+"/debug/pprof/goroutineleak")
 	if code != ExitError || !strings.Contains(stderr, "/debug/pprof/goroutineleak?debug=2: server answered 404") {
 		t.Errorf("404: exit %d, %s", code, stderr)
+	}
+}
+
+// Two dump URLs are taken -interval apart (they were taken at once, and
+// showed no growth whatever leaked); dumps that show no gap are said to.
+func TestGoroutinesInterval(t *testing.T) {
+	start, _ := os.ReadFile(filepath.Join(goroutinesFixtures, "leak-start.debug2.txt"))
+	end, _ := os.ReadFile(filepath.Join(goroutinesFixtures, "leak-end.debug2.txt"))
+	var mu sync.Mutex
+	var times []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		times = append(times, time.Now())
+		n := len(times)
+		mu.Unlock()
+		if r.URL.Path == "/debug/pprof/goroutineleak" {
+			http.NotFound(w, r)
+			return
+		}
+		if n == 1 {
+			w.Write(start)
+		} else {
+			w.Write(end)
+		}
+	}))
+	defer srv.Close()
+	u := srv.URL + "/debug/pprof/goroutine"
+	gap := func() time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		defer func() { times = nil }()
+		if len(times) != 2 {
+			t.Fatalf("%d requests, want 2", len(times))
+		}
+		return times[1].Sub(times[0])
+	}
+
+	code, stdout, stderr := run(t, "", "goroutines", "-interval", "1200ms", u, u)
+	if g := gap(); g < 1200*time.Millisecond {
+		t.Errorf("-interval 1200ms: the dumps were asked for %v apart", g)
+	}
+	if code != ExitFindings || !strings.Contains(stdout, "SD701") || !strings.Contains(stderr, "taking the second dump in 1s (-interval)") || strings.Contains(stderr, "growth needs time, so") {
+		t.Errorf("-interval 1200ms: exit %d, stderr %q", code, stderr)
+	}
+
+	_, _, stderr = run(t, "", "goroutines", "-interval", "0", u, u)
+	gap()
+	if !strings.Contains(stderr, "apart: growth needs time") {
+		t.Errorf("-interval 0: no word on the missing gap; stderr %q", stderr)
+	}
+
+	// Files: the same dump twice, or proto dumps that record one moment.
+	f := filepath.Join(goroutinesFixtures, "leak-end.debug2.txt")
+	_, _, stderr = run(t, "", "goroutines", f, f)
+	if !strings.Contains(stderr, "hold the same dump: growth needs time") {
+		t.Errorf("one file twice: stderr %q", stderr)
+	}
+	p := filepath.Join(goroutinesFixtures, "leak-end.pb.gz")
+	_, _, stderr = run(t, "", "goroutines", p, p)
+	if !strings.Contains(stderr, "taken 0s apart: growth needs time") {
+		t.Errorf("one proto twice: stderr %q", stderr)
+	}
+	// Close negatives: two dumps of a real window say nothing of it.
+	for _, pair := range [][2]string{{"leak-start.debug2.txt", "leak-end.debug2.txt"}, {"leak-start.pb.gz", "leak-end.pb.gz"}} {
+		_, _, stderr = run(t, "", "goroutines", filepath.Join(goroutinesFixtures, pair[0]), filepath.Join(goroutinesFixtures, pair[1]))
+		if strings.Contains(stderr, "growth needs time") {
+			t.Errorf("%v: %q", pair, stderr)
+		}
+	}
+	// The leak profile needs no second moment: no wait before or after it.
+	t0 := time.Now()
+	run(t, "", "goroutines", u, srv.URL+"/debug/pprof/goroutineleak")
+	if el := time.Since(t0); el > 5*time.Second {
+		t.Errorf("a dump and the leak profile took %v: waited for an interval", el)
+	}
+	times = nil
+	if code, _, stderr := run(t, "", "goroutines", "-interval", "-1s", u); code != ExitError || !strings.Contains(stderr, "-interval") {
+		t.Errorf("-interval -1s: exit %d, %q", code, stderr)
 	}
 }

@@ -25,7 +25,9 @@ import (
 //	args    one command-line argument per line, the first the subcommand;
 //	        $DIR is replaced by the case directory's absolute path
 //	want    optional; lines "exit N[,M]" (the allowed exit codes, default
-//	        0,1,2) and "stderr SUBSTRING" (must appear on stderr; repeatable)
+//	        0,1,2), "stderr SUBSTRING" (must appear on stderr; repeatable)
+//	        and "maxout BYTES" (stdout and stderr together stay under it:
+//	        names of a MiB are printed capped, issue 19)
 //	stdin   optional; given as standard input (default: empty)
 //	gen     optional; the name of a generator (hostileGens) that writes the
 //	        case's big or binary files at test time into a temporary copy of
@@ -96,6 +98,7 @@ type hostileCase struct {
 	stdin  []byte
 	exits  []int
 	stderr []string
+	maxOut int // bytes of stdout and stderr together; 0: no bound
 	gen    string
 }
 
@@ -132,8 +135,14 @@ func loadHostileCase(dir string) (*hostileCase, error) {
 				}
 			case "stderr":
 				c.stderr = append(c.stderr, val)
+			case "maxout":
+				n, err := strconv.Atoi(strings.TrimSpace(val))
+				if err != nil || n <= 0 {
+					return nil, fmt.Errorf("case %s: want line %d: maxout %q: want a number of bytes", c.name, i+1, val)
+				}
+				c.maxOut = n
 			default:
-				return nil, fmt.Errorf("case %s: want line %d: unknown key %q (want exit or stderr)", c.name, i+1, key)
+				return nil, fmt.Errorf("case %s: want line %d: unknown key %q (want exit, stderr or maxout)", c.name, i+1, key)
 			}
 		}
 	} else if !os.IsNotExist(err) {
@@ -281,6 +290,9 @@ func runHostileCase(t *testing.T, c *hostileCase) {
 		if !strings.Contains(stderr.String(), s) {
 			t.Errorf("stderr lacks %q\n%s", s, show())
 		}
+	}
+	if n := stdout.Len() + stderr.Len(); c.maxOut > 0 && n > c.maxOut {
+		t.Errorf("%d bytes of output, limit %d (maxout)\n%s", n, c.maxOut, show())
 	}
 	for name, b := range map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()} {
 		if i, r := rawControl(b); i >= 0 {

@@ -18,6 +18,10 @@ func runLint(ctx context.Context, e *Env, args []string) int {
 		`Run schedoctor's analyzers (busy select loops, sleep polling, NumGoroutine throttles, timers made
 per iteration, leaked tickers, spin waits) on the packages, given as go list patterns (default ./...).
 Locations are relative to the current directory. Packages that do not compile are refused.
+No flag reaches go: a pattern that starts with "-" (lint -- -toolexec=X) is refused, as some of
+go's flags run programs; put build flags in GOFLAGS (GOFLAGS=-tags=integration schedoctor lint).
+-fix edits only the Go files of the packages linted, at the place the parser read (never the file
+a //line directive names), and says which fixes it refused.
 The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs/lint-integration.md).`,
 		`  schedoctor lint
   schedoctor lint -test ./internal/...

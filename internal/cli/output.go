@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/report/htmlreport"
 )
@@ -137,22 +139,16 @@ func (e *Env) checkSeconds(name string, v, lo int) (int, bool) {
 	return 0, true
 }
 
-// writeHTML writes the report as one HTML file at path, through a
-// temporary file renamed into place, so that a failed render never leaves
-// half a report where the last good one was.
+// writeHTML writes the report as one HTML file at path (0600), through a
+// temporary file renamed into place (safewrite.ReplaceFile), so that a
+// failed render never leaves half a report where the last good one was and
+// a link planted at path is replaced, not followed.
 func writeHTML(path string, r report.Report) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".schedoctor-*.html")
+	err := safewrite.ReplaceFile(path, func(w io.Writer) error {
+		return htmlreport.Render(w, r, htmlreport.Options{Version: Version()})
+	})
 	if err != nil {
-		return fmt.Errorf("writing the HTML report %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	err = htmlreport.Render(tmp, r, htmlreport.Options{Version: Version()})
-	err = errors.Join(err, tmp.Chmod(0o644), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing the HTML report %s: %w", path, err)
+		return fmt.Errorf("writing the HTML report: %w", err)
 	}
 	return nil
 }

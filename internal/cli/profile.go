@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/safewrite"
+	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/report"
@@ -77,15 +80,23 @@ its line with the CPU of the whole loop; the report says which files were not fo
 		switch {
 		case arg == "-":
 			e.doing("reading standard input")
-			p, err = profile.ReadContext(ctx, "stdin", newCancelReader(ctx, e.Stdin, "reading standard input"), *lim)
+			br := bufio.NewReaderSize(newCancelReader(ctx, e.Stdin, "reading standard input"), sniff.HeadSize)
+			if err = checkKind(br, "stdin", "a CPU profile", profileTakes); err == nil {
+				p, err = profile.ReadContext(ctx, "stdin", br, *lim)
+			}
 		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
-			e.doing("fetching " + arg)
+			if err := e.checkEndpoint(arg); err != nil {
+				return e.fail(err)
+			}
+			e.doing("fetching " + redactedURL(arg))
 			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Limits: *lim})
 		default:
 			e.doing("reading " + arg)
 			// A regular file never blocks, but up to -max-mb of it and its
 			// parse take a while: the context is checked between reads.
-			p, err = profile.ReadFileContext(ctx, arg, *lim)
+			if err = checkFileKind(arg, "a CPU profile", profileTakes); err == nil {
+				p, err = profile.ReadFileContext(ctx, arg, *lim)
+			}
 		}
 		if err != nil {
 			return e.fail(err)
@@ -136,16 +147,10 @@ func (s *srcDirs) Set(v string) error {
 	return nil
 }
 
+// writeClassified writes -o FILE the way every user-named file is written
+// (safewrite.ReplaceFile: 0600, a link at FILE replaced, not followed).
 func writeClassified(name string, res *profile.Result) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := res.WriteClassified(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return f.Close()
+	return safewrite.ReplaceFile(name, res.WriteClassified)
 }
 
 // profileLimitFlags registers the limits of profile.Limits (issue 12): a

@@ -180,7 +180,8 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{filepath.Join(dir, "nosuch.pb.gz")}, "no such file"},
 		{[]string{write("heap.pb.gz", heap.Bytes())}, "this is a heap profile; give a CPU profile"},
 		{[]string{write("cut.pb.gz", good[:len(good)/2])}, "cut.pb.gz: truncated gzip"},
-		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html: this is text"},
+		{[]string{write("page.html", []byte("<html>login</html>"))}, "page.html is an HTML page, not a CPU profile"},
+		{[]string{write("notes.txt", []byte("some notes\n"))}, "notes.txt: this is text"}, // no kind known: the parser's words
 		{[]string{write("empty", nil)}, "empty: empty file"},
 		{[]string{write("c.pb.gz", notGo.Bytes())}, "no Go runtime frames"},
 		{[]string{"-", "-"}, "stdin) given twice"},
@@ -292,5 +293,36 @@ func TestProfileSrcGolden(t *testing.T) {
 	code, _, errOut = run(t, "", "profile", "-src", filepath.Join(dir, "nosuch"), prof)
 	if code != ExitError || !strings.Contains(errOut, "nosuch") {
 		t.Errorf("-src of a missing dir: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestOutputFilesNotThroughLinks (issue 19): -o FILE and -html FILE,
+// where FILE is a link someone planted to a 0600 file, replace the link
+// with a new 0600 file and leave the linked file as it was.
+func TestOutputFilesNotThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("root-only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"-o", "-html"} {
+		out := filepath.Join(dir, "out"+flag)
+		if err := os.Symlink(secret, out); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, "", "profile", "-nosrc", "-fail", "none", flag, out, profileData("busyselect.pb.gz"))
+		if code != ExitClean {
+			t.Fatalf("%s: exit %d: %s", flag, code, errOut)
+		}
+		if b, _ := os.ReadFile(secret); string(b) != "root-only\n" {
+			t.Fatalf("%s: the linked file was overwritten", flag)
+		}
+		st, err := os.Lstat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %s is %v, want a regular 0600 file", flag, out, st.Mode())
+		}
 	}
 }

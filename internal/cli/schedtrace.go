@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/schedtrace"
 )
@@ -49,7 +51,11 @@ Findings point at the input's line of the first offending snapshot.`,
 	if name == "-" {
 		name = "stdin"
 	}
-	t, err := schedtrace.ParseWith(r, name, schedtrace.ParseOptions{MaxTicks: *maxTicks})
+	br := bufio.NewReaderSize(r, sniff.HeadSize)
+	if err := checkKind(br, name, "GODEBUG=schedtrace output", schedtraceTakes); err != nil {
+		return e.fail(err)
+	}
+	t, err := schedtrace.ParseWith(br, name, schedtrace.ParseOptions{MaxTicks: *maxTicks})
 	if err != nil {
 		return e.fail(err)
 	}

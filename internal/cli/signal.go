@@ -157,6 +157,11 @@ func (e *Env) openInput(ctx context.Context, name string) (io.Reader, func(), er
 		e.doing("reading standard input")
 		return newCancelReader(ctx, e.Stdin, "reading standard input"), func() {}, nil
 	}
+	if isURL(name) {
+		// Commands that fetch URLs handle them before: this one reads
+		// files only, and "no such file" would hide why.
+		return nil, nil, fmt.Errorf("%s: schedoctor %s reads a file or - (stdin), not a URL", redactedURL(name), e.cmd)
+	}
 	e.doing("reading " + name)
 	type opened struct {
 		f   *os.File

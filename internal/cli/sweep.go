@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textsafe"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/sweep"
 	"github.com/schedoctor/schedoctor/sweep/loadgen"
@@ -132,7 +133,7 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 			}
 		}
 	}
-	e.doing("running the sweep of " + strings.Join(cmd, " "))
+	e.doing("running the sweep of " + textsafe.ShellJoin(cmd))
 	s, err := sweep.Run(ctx, opt)
 	if err != nil {
 		return e.fail(err)

@@ -18,7 +18,18 @@
 // Every error is an *Error that names the URL with its password redacted
 // (url.URL.Redacted): URLs with credentials end up in logs and saved
 // captures. Text that comes from the server (the status line, a page's
-// first line) is quoted or cleaned, never printed raw.
+// first line) is quoted or cleaned, never printed raw, and credentials it
+// echoes (an Authorization header, the URL's password) are replaced
+// (Redact).
+//
+// One rule for redirects holds for every caller (CheckRedirect): a
+// redirect is followed only to the same scheme and host:port, at most 5
+// times; a target never sends schedoctor to another port, another host or
+// off loopback. And one rule for slow answers: besides the whole
+// exchange's deadline, once the headers are in, every IdleTimeout must
+// bring ProgressBytes more of the body (or its end), so that a target
+// trickling a byte a second is dropped after IdleTimeout, not after the
+// deadline of a long profile.
 //
 // The package imports only the standard library, so every source can use
 // it. A Response is for one goroutine.
@@ -28,11 +39,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -50,16 +63,77 @@ var (
 	ErrTooLarge = errors.New("answer larger than the limit")
 	// ErrCut: the connection ended before the answer did.
 	ErrCut = errors.New("answer cut")
+	// ErrStalled: the body brought less than ProgressBytes in IdleTimeout.
+	ErrStalled = errors.New("answer stalled")
+	// ErrRedirect: a redirect to another scheme or host:port (CheckRedirect).
+	ErrRedirect = errors.New("redirect to another host refused")
 )
 
+// DefaultIdleTimeout is Options.IdleTimeout's default: every pprof
+// handler writes its answer at once when it is ready (the profile and the
+// delta profiles after their window, the dumps as they are formatted), so
+// a body that brings less than ProgressBytes in 10 s on loopback or a LAN
+// is a stalled or trickling target, not a slow one. A streamed answer
+// whose first bytes may take longer (the execution trace, flushed as the
+// runtime fills its buffers) sets its own.
+const DefaultIdleTimeout = 10 * time.Second
+
+// ProgressBytes is what each IdleTimeout must bring: 1 KiB, about 100
+// bytes a second at the default, which any real link passes and a
+// trickle (a byte a second) does not.
+const ProgressBytes = 1 << 10
+
+// CheckRedirect is the one redirect rule of every fetch (an
+// http.Client's CheckRedirect): follow a redirect only to the scheme and
+// host:port of the first request, at most 5 times. A target that sends
+// schedoctor elsewhere (another port, another host, off loopback) gets
+// ErrRedirect: schedoctor contacts only the URL the user gave.
+func CheckRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) == 0 {
+		return nil
+	}
+	first := via[0].URL
+	if req.URL.Host != first.Host || req.URL.Scheme != first.Scheme {
+		return fmt.Errorf("%w (%s)", ErrRedirect, clean(req.URL.Redacted()))
+	}
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	return nil
+}
+
+// defaultClient is the client of a Get without one: http.DefaultClient's
+// transport with the redirect rule.
+var defaultClient = &http.Client{CheckRedirect: CheckRedirect}
+
+// withRule returns c, or a copy of it with CheckRedirect when c has none:
+// a caller's client keeps its own rule (a test's), never none.
+func withRule(c *http.Client) *http.Client {
+	if c == nil {
+		return defaultClient
+	}
+	if c.CheckRedirect != nil {
+		return c
+	}
+	cc := *c
+	cc.CheckRedirect = CheckRedirect
+	return &cc
+}
+
 // Options say what the caller expects. The zero value is a GET with
-// http.DefaultClient, no deadline but the context's, and no size limit.
+// http.DefaultClient's transport and the redirect rule, no deadline but
+// the context's and the idle one, and no size limit.
 type Options struct {
-	// Client sends the request; nil means http.DefaultClient.
+	// Client sends the request; nil means http.DefaultClient's transport.
+	// A client without CheckRedirect gets the package's (CheckRedirect).
 	Client *http.Client
 	// Timeout bounds the whole exchange, headers and body; 0 leaves only
 	// the context's deadline.
 	Timeout time.Duration
+	// IdleTimeout is how long the body may take to bring its next
+	// ProgressBytes (or its end) once the headers are in; 0 means
+	// DefaultIdleTimeout, a negative value no idle limit.
+	IdleTimeout time.Duration
 	// Limit is the largest answer accepted, in bytes (as it travels on the
 	// wire, after the transport's own decompression); 0 means no limit.
 	Limit int64
@@ -157,19 +231,23 @@ func (r *Response) Err(err error) error {
 // why there is none. The Response must be closed.
 func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	name := u.Redacted()
-	client := opt.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := withRule(opt.Client)
 	// The deadline is a cause of its own, so that an expired deadline of
 	// the caller's context (whose length this package does not know) is
 	// not reported as ours.
 	own := &deadlineError{d: opt.Timeout}
-	var cancel context.CancelFunc
+	var cancelT context.CancelFunc
 	if opt.Timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, opt.Timeout, own)
+		ctx, cancelT = context.WithTimeoutCause(ctx, opt.Timeout, own)
 	} else {
-		ctx, cancel = context.WithCancel(ctx)
+		ctx, cancelT = context.WithCancel(ctx)
+	}
+	// The idle watchdog cancels the request with a cause of its own too.
+	ctx, cancelC := context.WithCancelCause(ctx)
+	cancel := func() { cancelC(nil); cancelT() }
+	idle := &idleWatch{d: opt.IdleTimeout, cancel: cancelC}
+	if idle.d == 0 {
+		idle.d = DefaultIdleTimeout
 	}
 	fail := func(status int, msg string, err error) (*Response, error) {
 		cancel()
@@ -197,7 +275,7 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		return fail(resp.StatusCode, statusMessage(u, resp, opt), ErrStatus)
+		return fail(resp.StatusCode, Redact(statusMessage(u, resp, opt), u), ErrStatus)
 	}
 	if opt.Limit > 0 && resp.ContentLength > opt.Limit {
 		resp.Body.Close()
@@ -206,9 +284,9 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	}
 	r := &Response{
 		Name: name, Status: resp.StatusCode, Header: resp.Header, ContentLength: resp.ContentLength,
-		ctx: ctx, cancel: cancel, closer: resp.Body,
+		ctx: ctx, cancel: func() { idle.stop(); cancel() }, closer: resp.Body,
 	}
-	cr := &wire{Reader: resp.Body}
+	cr := &wire{Reader: resp.Body, idle: idle}
 	b := &body{resp: r, wire: cr, br: bufio.NewReaderSize(cr, peekSize), limit: opt.Limit, own: own, opt: opt}
 	r.body, r.Body = b, b
 	// Peek without consuming: the caller's parser still reads from byte 0.
@@ -224,7 +302,7 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 		if what == "" {
 			what = "pprof data"
 		}
-		return fail(resp.StatusCode, fmt.Sprintf("answer is an HTML page (%q), not %s: a login page or a proxy?", excerpt(head), what), ErrHTML)
+		return fail(resp.StatusCode, fmt.Sprintf("answer is an HTML page (%q), not %s: a login page or a proxy?", excerpt(redactBytes(head, u)), what), ErrHTML)
 	}
 	return r, nil
 }
@@ -239,31 +317,33 @@ func ParseURL(raw string) (*url.URL, error) {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		shown := u.Redacted()
-		if u.Host == "" {
+		if u.Host == "" || u.User == nil {
 			// Without a host, url.Parse leaves user info in the path or
 			// the opaque part, where Redacted does not look.
-			shown = redactRaw(raw)
+			shown = redactRaw(shown)
 		}
 		return nil, fmt.Errorf("%s: not an http(s) URL", clean(shown))
 	}
 	return u, nil
 }
 
-// redactRaw hides the user info of a URL that url.Parse refused or that
-// has no scheme: what lies between "//" (or the start, without one) and
-// the last '@' before the path. "ops:pw@host:6060/x" typed without
-// "http://" is still a password.
+// redactRaw hides the user info of a URL that url.Parse refused, that has
+// no scheme or no host: whatever precedes the last '@' (before any query
+// or fragment) back to the previous '/'. "ops:pw@host:6060/x" typed
+// without "http://", "http:/ops:pw@host/" with one slash and
+// "unix:///ops:pw@x" all hold a password where url.URL.Redacted does not
+// look.
 func redactRaw(raw string) string {
-	start := 0
-	if i := strings.Index(raw, "//"); i >= 0 {
-		start = i + 2
+	end := len(raw)
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		end = i
 	}
-	rest := raw[start:]
-	auth, _, _ := strings.Cut(rest, "/")
-	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
-		return raw[:start] + "xxxxx" + rest[j:]
+	j := strings.LastIndexByte(raw[:end], '@')
+	if j < 0 {
+		return raw
 	}
-	return raw
+	i := strings.LastIndexByte(raw[:j], '/')
+	return raw[:i+1] + "xxxxx" + raw[j:]
 }
 
 // statusMessage words a non-200 answer: the two statuses with a known
@@ -283,7 +363,7 @@ func statusMessage(u *url.URL, resp *http.Response, opt Options) string {
 	// The first bytes of the body: net/http's 404 says "404 page not
 	// found", a proxy names itself.
 	head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-	if s := excerpt(head); s != "" {
+	if s := excerpt(redactBytes(head, u)); s != "" {
 		msg += fmt.Sprintf(" (%q)", s)
 	}
 	var hints []string
@@ -373,16 +453,71 @@ type deadlineError struct{ d time.Duration }
 func (e *deadlineError) Error() string { return "no complete answer within " + e.d.String() }
 func (e *deadlineError) Unwrap() error { return context.DeadlineExceeded }
 
-// wire counts the bytes that arrived, for "cut after N bytes".
+// wire counts the bytes that arrived, for "cut after N bytes", and feeds
+// the idle watchdog.
 type wire struct {
 	io.Reader
-	n int64
+	n    int64
+	idle *idleWatch
 }
 
 func (w *wire) Read(p []byte) (n int, err error) {
+	w.idle.begin()
 	n, err = w.Reader.Read(p)
+	w.idle.end(n)
 	w.n += int64(n)
 	return n, err
+}
+
+// idleWatch is the idle deadline. It counts only the time spent waiting
+// for the network inside reads since the body last brought
+// ProgressBytes: a caller that works between reads (a trace reader going
+// through a generation) is not the target's slowness. When the wait
+// passes d, it cancels the request with itself as the cause, so its Error
+// says what happened.
+type idleWatch struct {
+	d      time.Duration // <= 0: no idle limit
+	cancel func(error)
+	t      *time.Timer
+	start  time.Time
+	waited time.Duration // in reads since the last ProgressBytes
+	got    int           // bytes since then
+}
+
+func (w *idleWatch) Error() string {
+	return fmt.Sprintf("less than %d bytes in %s", ProgressBytes, w.d)
+}
+func (w *idleWatch) Unwrap() error { return ErrStalled }
+
+func (w *idleWatch) begin() {
+	if w.d <= 0 {
+		return
+	}
+	left := max(w.d-w.waited, time.Nanosecond)
+	w.start = time.Now()
+	if w.t == nil {
+		w.t = time.AfterFunc(left, func() { w.cancel(w) })
+	} else {
+		w.t.Reset(left)
+	}
+}
+
+func (w *idleWatch) end(n int) {
+	if w.d <= 0 {
+		return
+	}
+	w.t.Stop()
+	w.waited += time.Since(w.start)
+	w.got += n
+	if w.got >= ProgressBytes {
+		w.got, w.waited = 0, 0
+	}
+}
+
+func (w *idleWatch) stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
 }
 
 // body is a Response's Body: the peeked reader, the limit, and the first
@@ -434,9 +569,50 @@ func (b *body) readError(err error) error {
 // ctxError is the error once the request's context is done.
 func (b *body) ctxError() error {
 	cause := context.Cause(b.resp.ctx)
+	if w, ok := cause.(*idleWatch); ok {
+		return &Error{URL: b.resp.Name, Status: b.resp.Status,
+			Msg: fmt.Sprintf("answer stalled after %d bytes: %v (a trickling or hung target)", b.wire.n, w), Err: ErrStalled}
+	}
 	if cause == b.own {
 		return &Error{URL: b.resp.Name, Status: b.resp.Status,
 			Msg: "answer not complete within " + b.own.d.String() + hint(b.opt.TimeoutHint), Err: context.DeadlineExceeded}
 	}
 	return &Error{URL: b.resp.Name, Status: b.resp.Status, Msg: cause.Error(), Err: cause}
 }
+
+// Credentials a target may echo back in its text: a header line that
+// carries them (what the rest of the line says is replaced) and a scheme
+// token ("Basic dXNlcjpwdw==", "Bearer eyJ...").
+var (
+	echoedHeader = regexp.MustCompile(`(?i)\b(proxy-authorization|authorization|cookie|set-cookie|x-api-key|x-auth-token)(["']?\s*[:=]\s*)[^\r\n]*`)
+	echoedToken  = regexp.MustCompile(`(?i)\b(basic|bearer|digest|token)(\s+)[A-Za-z0-9+/=._~-]{6,}`)
+)
+
+// Redact replaces in s, text that quotes what a target answered, the
+// credentials it may echo: the password of u in every form net/http sends
+// it (plain, "user:password", its base64 in a Basic Authorization
+// header), and any Authorization, Cookie or API-key header line or
+// Basic/Bearer token whatever the URL held. u may be nil.
+func Redact(s string, u *url.URL) string {
+	if u != nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			pair := u.User.Username() + ":" + pw
+			for _, secret := range []string{
+				base64.StdEncoding.EncodeToString([]byte(pair)),
+				base64.RawStdEncoding.EncodeToString([]byte(pair)),
+				pair, url.QueryEscape(pw), pw,
+			} {
+				// A password of one or two characters would star every
+				// such letter of the text; its header form is still caught.
+				if len(secret) >= 3 {
+					s = strings.ReplaceAll(s, secret, "xxxxx")
+				}
+			}
+		}
+	}
+	s = echoedHeader.ReplaceAllString(s, "${1}${2}xxxxx")
+	s = echoedToken.ReplaceAllString(s, "${1}${2}xxxxx")
+	return s
+}
+
+func redactBytes(b []byte, u *url.URL) []byte { return []byte(Redact(string(b), u)) }

@@ -287,6 +287,10 @@ func TestParseURL(t *testing.T) {
 		{"http:///nohost", "not an http(s) URL"},
 		{"http://u:pw@h:bad port/x", "http://xxxxx@h:bad port/x: not an http(s) URL"},
 		{"localhost:6060", "not an http(s) URL"},
+		// User info where url.URL.Redacted does not look (issue 19).
+		{"http:/ops:pw@127.0.0.1:6060/", "http:/xxxxx@127.0.0.1:6060/: not an http(s) URL"},
+		{"unix:///ops:pw@x", "unix:///xxxxx@x: not an http(s) URL"},
+		{"gopher:ops:pw@h", "xxxxx@h: not an http(s) URL"},
 	} {
 		_, err := ParseURL(tc.raw)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "pw")) {
@@ -316,4 +320,135 @@ func FuzzParseURL(f *testing.F) {
 			t.Fatalf("ParseURL(%q): the password is in the error %q", raw, err)
 		}
 	})
+}
+
+// TestTrickleStalls: a target that sends its headers and then a byte a
+// second is dropped after the idle timeout, long before the deadline, and
+// said to stall; a body that keeps bringing ProgressBytes per idle
+// timeout is read whole however long it takes.
+func TestTrickleStalls(t *testing.T) {
+	trickle := func(chunk int, every time.Duration, n int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(200)
+			for range n {
+				if _, err := w.Write(bytes.Repeat([]byte("g"), chunk)); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(every):
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+	}
+	slow := httptest.NewServer(trickle(1, 50*time.Millisecond, 1000))
+	defer slow.Close()
+	start := time.Now()
+	_, err := fetchAll(context.Background(), parse(t, slow.URL), Options{Timeout: time.Minute, IdleTimeout: 500 * time.Millisecond})
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("a trickle held the fetch %v; want about the idle timeout", el)
+	}
+	if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "stalled") {
+		t.Errorf("trickle: %v; want ErrStalled", err)
+	}
+	// 1 KiB every 100ms for 1.5s: slower than the idle timeout in total,
+	// but never idle.
+	steady := httptest.NewServer(trickle(ProgressBytes, 100*time.Millisecond, 15))
+	defer steady.Close()
+	data, err := fetchAll(context.Background(), parse(t, steady.URL), Options{Timeout: time.Minute, IdleTimeout: 500 * time.Millisecond})
+	if err != nil || len(data) != 15*ProgressBytes {
+		t.Errorf("steady body: %d bytes, %v; want it whole", len(data), err)
+	}
+	// A caller that works between reads longer than the idle timeout:
+	// the target sent everything, nothing stalled.
+	resp, err := Get(context.Background(), parse(t, steady.URL), Options{Timeout: time.Minute, IdleTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Close()
+	n := 0
+	buf := make([]byte, 512)
+	for {
+		k, err := resp.Body.Read(buf)
+		n += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("slow caller after %d bytes: %v", n, resp.Err(err))
+		}
+		if n < 3*ProgressBytes {
+			time.Sleep(400 * time.Millisecond) // the caller's own work
+		}
+	}
+	if n != 15*ProgressBytes {
+		t.Errorf("slow caller read %d bytes", n)
+	}
+}
+
+// TestRedirectRule: every Get, with no client or a client without its
+// own rule, follows a redirect on the same host:port and refuses one to
+// another port (another httptest server on 127.0.0.1), which is never
+// contacted.
+func TestRedirectRule(t *testing.T) {
+	var hits int
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, other.URL+"/x", http.StatusFound) })
+	mux.HandleFunc("/here", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/data", http.StatusFound) })
+	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "goroutine 1 [running]:\n") })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, c := range []*http.Client{nil, {Timeout: time.Minute}} {
+		_, err := fetchAll(context.Background(), parse(t, srv.URL+"/away"), Options{Client: c})
+		if !errors.Is(err, ErrRedirect) {
+			t.Errorf("redirect to another port: %v; want ErrRedirect", err)
+		}
+		if data, err := fetchAll(context.Background(), parse(t, srv.URL+"/here"), Options{Client: c}); err != nil || len(data) == 0 {
+			t.Errorf("redirect on the same host: %q, %v", data, err)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("the other port was contacted %d times", hits)
+	}
+}
+
+// TestEchoedCredentialsRedacted: a target that echoes the request's
+// Authorization header (or the password) in its error body or login page
+// gets it redacted from the error.
+func TestEchoedCredentialsRedacted(t *testing.T) {
+	echo := func(code int, ct string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			w.WriteHeader(code)
+			pw, _ := r.URL.User.Password()
+			fmt.Fprintf(w, "<title>bad request: Authorization: %s pw=%s</title>\n", r.Header.Get("Authorization"), pw)
+		}
+	}
+	for _, tc := range []struct {
+		code int
+		ct   string
+	}{{500, "text/plain"}, {400, "text/plain"}, {200, "text/html"}} {
+		srv := httptest.NewServer(echo(tc.code, tc.ct))
+		u := parse(t, srv.URL+"/debug/pprof/goroutine")
+		u.User = url.UserPassword("ops", "s3cret-pw")
+		_, err := fetchAll(context.Background(), u, Options{})
+		srv.Close()
+		if err == nil || strings.Contains(err.Error(), "s3cret-pw") || strings.Contains(err.Error(), "b3BzOnMzY3JldC1wdw") {
+			t.Errorf("%d: %v; want the echoed credentials redacted", tc.code, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"Authorization: Basic dXNlcjpwdw== sent":    "Authorization: xxxxx",
+		"proxy said: Bearer eyJhbGciOiJIUzI1NiJ9.x": "proxy said: Bearer xxxxx",
+		"cookie=session=abc123":                     "cookie=xxxxx",
+		"no secret here: basic plan":                "no secret here: basic plan",
+	} {
+		if got := Redact(in, nil); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

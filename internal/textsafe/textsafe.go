@@ -11,7 +11,10 @@
 //
 // String is for one-line fields (names, paths, reasons); Text keeps line
 // breaks and tabs for multi-line text (error messages, logs); Writer is the
-// net under every stream that reaches a terminal.
+// net under every stream that reaches a terminal. Both String and Text cut
+// a field (a line) longer than MaxField characters, and Writer's JSON mode
+// cuts every string of the document there: a name is as long as its input
+// says.
 //
 // The package imports only the standard library.
 package textsafe
@@ -51,15 +54,22 @@ func Unsafe(r rune) bool {
 // one-line fields: a line break in a function name is escaped too, so that
 // it cannot forge a line of the report. Safe strings are returned as is,
 // without allocating.
+//
+// A field longer than MaxField characters is cut there (Cap): names come
+// from input, and one of a MiB would make the report a MiB.
 func String(s string) string {
-	return escape(s, false)
+	if wasCut(s, maxEscapedWidth*MaxField) && firstUnsafe(s, false) < 0 {
+		return s // String's own output: cut and escaped already
+	}
+	return escape(Cap(s, MaxField), false)
 }
 
 // Text is String for multi-line text: line feeds and tabs are kept, every
 // other unsafe character is escaped (a carriage return too: "\r" would let
 // a line overwrite the one before it).
+// Each line is cut at MaxField characters, as String cuts a field.
 func Text(s string) string {
-	return escape(s, true)
+	return escape(capLines(s, MaxField), true)
 }
 
 // Is reports whether s needs no escaping as a one-line field.

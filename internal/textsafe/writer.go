@@ -16,7 +16,8 @@ type Options struct {
 	// JSON escapes as JSON does (\u007f, \u009b, \u202e): valid inside a
 	// JSON string, which is the only place such characters can be in a
 	// JSON document. encoding/json already escapes C0 controls but not
-	// DEL, C1 or the bidi controls.
+	// DEL, C1 or the bidi controls. Every string of the document is cut
+	// after MaxField characters, its rest replaced by CutMark.
 	JSON bool
 }
 
@@ -31,6 +32,8 @@ type Writer struct {
 	opt     Options
 	pending []byte
 	out     []byte
+	capped  []byte
+	js      jsonCap // JSON: where the stream is in its strings
 }
 
 // NewWriter returns a Writer that writes the escaped stream to w.
@@ -148,6 +151,10 @@ func sgrLen(b []byte) int {
 func (w *Writer) emit(b []byte) error {
 	if len(b) == 0 {
 		return nil
+	}
+	if w.opt.JSON {
+		w.capped = w.js.filter(w.capped[:0], b)
+		b = w.capped
 	}
 	if firstUnsafeBytes(b) < 0 {
 		_, err := w.w.Write(b)

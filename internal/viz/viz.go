@@ -7,8 +7,11 @@
 // Every picture is bounded whatever the input's size: a flame graph keeps
 // the nodes above a fraction of the CPU, a timeline a fixed number of
 // buckets per P, so that a report stays a few MB for any trace or profile.
-// It imports only the standard library.
+// Clean makes every label of a Set safe to draw. It imports only the
+// standard library and internal/textsafe.
 package viz
+
+import "github.com/schedoctor/schedoctor/internal/textsafe"
 
 // Provider is implemented by a source's summary that has pictures. A nil
 // Set means none.
@@ -139,4 +142,56 @@ type Point struct {
 	Y  float64 `json:"y"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
+}
+
+// Clean returns a copy of s whose every label (title, cause and state
+// names, frame names, series, quantile and curve labels) is safe to show:
+// control characters, bidi overrides and invalid UTF-8 escaped, and cut at
+// textsafe.MaxField (textsafe.String). The labels come from input — a
+// frame's function name, a benchmark's metric — and the HTML report's
+// script draws them as text, where a raw right-to-left override would
+// reorder the label on screen. Values are shared with s, not copied; a nil
+// slice stays nil.
+func Clean(s *Set) *Set {
+	if s == nil {
+		return nil
+	}
+	q := textsafe.String
+	c := *s
+	c.Title = q(s.Title)
+	c.Causes = mapSlice(s.Causes, func(x CauseCPU) CauseCPU { x.Cause = q(x.Cause); return x })
+	if f := s.Flame; f != nil {
+		cf := *f
+		cf.Names = mapSlice(f.Names, q)
+		cf.Causes = mapSlice(f.Causes, q)
+		c.Flame = &cf
+	}
+	if h := s.Latency; h != nil {
+		ch := *h
+		ch.Series = mapSlice(h.Series, func(x Series) Series { x.Name = q(x.Name); return x })
+		ch.Quants = mapSlice(h.Quants, func(x Quantile) Quantile { x.Name = q(x.Name); return x })
+		c.Latency = &ch
+	}
+	if t := s.Timeline; t != nil {
+		ct := *t
+		ct.States = mapSlice(t.States, q)
+		c.Timeline = &ct
+	}
+	c.Curves = mapSlice(s.Curves, func(x Curve) Curve {
+		x.Title, x.XLabel, x.YLabel, x.MarkLabel = q(x.Title), q(x.XLabel), q(x.YLabel), q(x.MarkLabel)
+		return x
+	})
+	return &c
+}
+
+// mapSlice applies f to each element of xs, in a new slice; nil stays nil.
+func mapSlice[T any](xs []T, f func(T) T) []T {
+	if xs == nil {
+		return nil
+	}
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
 }

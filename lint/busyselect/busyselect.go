@@ -57,7 +57,7 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, se
 	if astutil.Leaves(info, def, loop, false) || leavesAfter(info, stack, loop) {
 		return
 	}
-	if drainsOwnSend(info, sel, def, loop) || stopsCondition(info, f, def) || walksList(info, facts, f, loop) {
+	if drainsOwnSend(info, loop) || stopsCondition(info, f, def) || walksList(info, facts, f, loop) {
 		return
 	}
 	// Everything that runs when the default is taken: the loop's
@@ -142,24 +142,42 @@ func leavesAfter(info *types.Info, stack []ast.Node, loop astutil.Loop) bool {
 }
 
 // drainsOwnSend reports the bounded "replace the pending value" loop: a
-// case sends on a channel and leaves the loop, and the default receives
-// from that same channel without waiting, to make room. Each failed send
-// frees a slot, so the loop runs at most a few times.
-func drainsOwnSend(info *types.Info, sel *ast.SelectStmt, def *ast.CommClause, loop astutil.Loop) bool {
+// select of the loop has a case that sends on a channel and leaves the
+// loop, and the loop also receives from that same channel without
+// waiting, to make room (in the default, or in a second select after
+// the first). Each failed send frees a slot, so the loop runs at most a
+// few times, and none of its selects spins.
+func drainsOwnSend(info *types.Info, loop astutil.Loop) bool {
 	sent := map[string]bool{}
-	for _, c := range sel.Body.List {
-		c := c.(*ast.CommClause)
-		if s, ok := c.Comm.(*ast.SendStmt); ok && astutil.AlwaysLeaves(info, c.Body, loop, false) {
-			sent[types.ExprString(s.Chan)] = true
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SelectStmt:
+			if astutil.DefaultClause(n) == nil {
+				return true
+			}
+			for _, c := range n.Body.List {
+				c := c.(*ast.CommClause)
+				if s, ok := c.Comm.(*ast.SendStmt); ok && astutil.AlwaysLeaves(info, c.Body, loop, false) {
+					sent[types.ExprString(s.Chan)] = true
+				}
+			}
 		}
-	}
+		return true
+	})
 	if len(sent) == 0 {
 		return false
 	}
 	found := false
-	ast.Inspect(def, func(n ast.Node) bool {
-		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.ARROW && sent[types.ExprString(u.X)] {
-			found = true
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW && sent[types.ExprString(n.X)] {
+				found = true
+			}
 		}
 		return !found
 	})

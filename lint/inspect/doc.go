@@ -3,10 +3,10 @@
 // is: the loop that encloses the line, what that loop waits on, and what
 // the schedoctor analyzers report inside it.
 //
-// It is the code layer's answer to the runtime layers' "compute or spin?":
-// a profile sees selectgo at 0.95 cores under main.go:37 and cannot tell a
-// select with a default in a loop from a blocking select whose channel is
-// always ready; the source can.
+// It brings the runtime layers the code layer's answer, lint/loops', to
+// "compute or spin?": a profile sees selectgo at 0.95 cores under
+// main.go:37 and cannot tell a select with a default in a loop from a
+// blocking select whose channel is always ready; the source can.
 //
 // # What it reads
 //
@@ -21,59 +21,73 @@
 // regular file (a directory, a FIFO, a device) are refused with an error
 // naming the file; an absent file is ErrNoSource.
 //
-// # How a loop is classified
+// # How a loop is judged
 //
-// The innermost for or range statement around the line, inside the
-// innermost function (a declared function or a closure), is walked along
-// its "idle path": the statements that run when nothing the loop waits for
-// has happened. Operations in a select case that fired, and in branches
-// that leave the loop (return, break, panic, a flag the loop condition
-// reads), are off that path. Calls to functions of the same package are
-// followed (a few levels deep) to see whether they block, yield or only
-// read. Then, in this order: a timer made per iteration is TimerPerIter; a
-// blocking operation (channel operation, select without default, lock,
-// I/O, a sleep of 1ms or more) makes the loop Blocking; a select whose
-// default neither blocks nor leaves is SelectDefault; a sleep below 1ms
-// is SleepPoll; a sleep of a length the source does not fix
-// (time.Sleep(*retry), whose flag may be 0) is SleepUnknown, which only
-// runtime figures can settle; runtime.Gosched,
-// time.Sleep(0) or time.After(0) in a loop that waits on shared state is
-// YieldSpin, unless the yield only follows a failed compare-and-swap that
-// the loop leaves when it wins (RetryCAS); a loop that waits on shared
-// state (an atomic, a flag, a helper's result) and does nothing else is
-// AtomicSpin; anything else is Compute. A variable the loop moves from its
-// own value (x = x[n:], p = p.next, n = n - k, like x -= k) is progress,
-// whatever the step is computed from: `for len(buf) > 0 { ...; buf =
-// buf[n:] }` works its way out and is Compute, while a variable that any
-// pass re-reads from shared state (p = *head.Load()) still waits. A loop
-// that drains the very
-// channel it tries to send to is a bounded retry too (RetryCAS).
-// Unknown calls count as work, never as a spin: a miss is preferred to a
-// false alarm.
+// Not here. The innermost for or range statement around the line, inside
+// the innermost function (a declared function or a closure), is found
+// here; its verdict comes from lint/loops, schedoctor's one judgement of
+// the code, the same analysis whose rule analyzers `schedoctor lint`
+// reports. The verdict is the loop's, not the line's: every line of a
+// loop, whichever a profile found hottest, gets the same Kind, SpinLine
+// and Detail. Rule names the lint rule that decided a spin (SD101 for
+// SelectDefault, SD106 for YieldSpin and AtomicSpin, SD102 for
+// SleepPoll, SD104 for TimerPerIter or a zero timer's YieldSpin); a loop
+// no rule reports is no spin, and lint/loops says what it is instead
+// (Blocking, SleepUnknown, RetryCAS, Unknown, Compute). This package holds no
+// table of calls and no rule: when a verdict is wrong, the fix belongs in
+// the analyzer that made it, and lint and the runtime layers change
+// together (TestLintAgrees holds them to it on every loop of the
+// analyzers' testdata).
+//
+// Which package owns which knowledge:
+//
+//   - lint/busyselect, lint/sleeppoll, lint/spinwait, lint/timerloop:
+//     which loop shapes are a spin, a poll or a timer per iteration;
+//   - lint/blocking: what a call does to the calling goroutine (the
+//     standard library's table and per-function facts);
+//   - lint/internal/astutil: the syntax questions they share;
+//   - lint/loops: the mapping of their findings onto loops, and the
+//     description of the loops they leave alone;
+//   - lint/inspect (this package): finding the file a profile or trace
+//     recorded, the loop around a line, and loading its package.
 //
 // # Typed and untyped
 //
-// The classification reads one package's files with a lenient type check
-// (the standard library imported from export data, other imports left
-// empty, errors ignored), so it works on a lone file of a binary built
-// elsewhere. The Findings come from the schedoctor analyzers
-// (lint.Analyzers, run by lint.Run) on the package that holds the file,
-// loaded with go/packages: Typed is true then. When that package does not
-// load (no go.mod, missing dependencies, a lone file, a load that takes
-// longer than LoadTimeout) the analyzers run on the leniently typed files
-// instead and Typed is false: they may miss what needs types from other
-// packages. Loads run the go command with GOPROXY=off and
-// GOTOOLCHAIN=local, so they never reach the network.
+// The verdicts come from running the analyzers and lint/loops on one
+// package's files with a lenient type check (the standard library
+// imported from export data, other imports left empty, errors ignored),
+// so they work on a lone file of a binary built elsewhere. A call into a
+// package that is left empty has no facts: the analyzers see an unknown
+// call and stay silent there (a miss, never a false alarm). A consumer
+// that retries another package's non-blocking Dequeue is a spin only to a
+// typed load.
 //
-// NoFindings skips the analyzers altogether (the kind does not need
-// them; diagnose.Profile reads every frame of the hot stacks and uses the
-// kind alone). VetTool runs them through `go vet -vettool`, whose results
-// and dependency facts the build cache keeps across runs.
+// Findings come from the schedoctor analyzers (lint.Analyzers, run by
+// lint.Run) on the package that holds the file, loaded with go/packages:
+// Typed is true then, and a loop rule's finding there decides the loop's
+// kind the way lint/loops does (lint/loops.FromDiagnostic; a spin seen
+// only with every package typed is the loop's verdict). When that
+// package does not load (no go.mod, missing dependencies, a lone file, a
+// load that takes longer than LoadTimeout) the findings are those of the
+// leniently typed run and Typed is false. Loads run the go command with
+// GOPROXY=off and GOTOOLCHAIN=local, so they never reach the network.
+//
+// NoFindings skips the package load (diagnose.Profile reads every frame
+// of the hot stacks and uses the kind alone). VetTool runs the analyzers
+// through `go vet -vettool`, whose results and dependency facts the
+// build cache keeps across runs.
+//
+// A frame in a file that is not Go (a .s file of assembly) is refused
+// with ErrNoSource without being read.
 //
 // Findings are located by absolute path (Loop.Path is the path as
 // resolved). SpinIn applies At to a stack's frames and returns the first
 // that lies in a spinning loop: a hot helper inlined into a wait loop is
-// compute where it is and a spin one frame up.
+// compute where it is and a spin one frame up, and a library's
+// non-blocking call is compute in the library and a spin in the caller's
+// retry loop. Frames of the standard library and the runtime (mcall and
+// gosched_m around a Gosched under LockOSThread) are skipped: their loops
+// are not the user's to fix.
 //
 // A Resolver is safe for concurrent use. It caches parsed files by path and
 // package loads by directory, for its lifetime.

@@ -21,6 +21,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
+	"github.com/schedoctor/schedoctor/lint/loops"
 )
 
 // pkgKey identifies a package load: the directory, and whether the test
@@ -50,7 +51,7 @@ func (r *Resolver) findings(fe *fileEntry, start, end int) ([]finding.Finding, b
 		}
 	}
 	if !typed {
-		all = fe.untypedFindings()
+		all = r.untypedFindings(fe)
 	}
 	var out []finding.Finding
 	for _, f := range all {
@@ -128,20 +129,47 @@ func runLint(key pkgKey, file, vetTool string, timeout time.Duration) (fs []find
 	return res.Findings, nil
 }
 
-// untypedFindings runs the analyzers on the file's leniently typed package,
-// once per file.
-func (fe *fileEntry) untypedFindings() []finding.Finding {
-	fe.lintOnce.Do(func() { fe.lint = fe.runUntyped() })
-	return fe.lint
+// analysed is what the analyzers said of one leniently typed file's
+// package: the loops' verdicts and the diagnostics, computed once.
+type analysed struct {
+	once     sync.Once
+	loops    *loops.Result
+	findings []finding.Finding
+	err      error
 }
 
-func (fe *fileEntry) runUntyped() (out []finding.Finding) {
+// analysis runs the analyzers and lint/loops on the file's leniently
+// typed package, once per file.
+func (r *Resolver) analysis(fe *fileEntry) *analysed {
+	r.mu.Lock()
+	if r.analyses == nil {
+		r.analyses = map[*fileEntry]*analysed{}
+	}
+	a, ok := r.analyses[fe]
+	if !ok {
+		a = &analysed{}
+		r.analyses[fe] = a
+	}
+	r.mu.Unlock()
+	a.once.Do(func() { a.loops, a.findings, a.err = fe.analyse(!r.NoFindings) })
+	return a
+}
+
+// untypedFindings returns the analyzers' findings on the file's
+// leniently typed package.
+func (r *Resolver) untypedFindings(fe *fileEntry) []finding.Finding {
+	return r.analysis(fe).findings
+}
+
+// analyse runs lint/loops, and the other analyzers too when withLint
+// (their findings are wanted), on the file's leniently typed package.
+func (fe *fileEntry) analyse(withLint bool) (res *loops.Result, out []finding.Finding, err error) {
 	if fe.pkg == nil {
-		return nil
+		return nil, nil, fmt.Errorf("%s: the file could not be type checked, even leniently", fe.path)
 	}
 	defer func() {
-		if recover() != nil {
-			out = nil // the checker itself failed on odd input: no findings, no crash
+		if p := recover(); p != nil {
+			res, out, err = nil, nil, fmt.Errorf("%s: the analyzers failed on the file (a bug; please report it): %v", fe.path, p)
 		}
 	}()
 	var names []string
@@ -160,12 +188,24 @@ func (fe *fileEntry) runUntyped() (out []finding.Finding) {
 		TypesInfo:       fe.info,
 		TypesSizes:      types.SizesFor("gc", runtime.GOARCH),
 	}
-	graph, err := checker.Analyze(recovering(lint.Analyzers), []*packages.Package{pkg}, nil)
+	roots := []*analysis.Analyzer{loops.Analyzer}
+	if withLint {
+		roots = append(roots, lint.Analyzers...)
+	}
+	roots = recovering(roots)
+	graph, err := checker.Analyze(roots, []*packages.Package{pkg}, nil)
 	if err != nil {
-		return nil
+		return nil, nil, fmt.Errorf("%s: running the analyzers: %w", fe.path, err)
 	}
 	for _, act := range graph.Roots {
 		if act.Err != nil {
+			if act.Analyzer.Name == loops.Analyzer.Name {
+				return nil, nil, fmt.Errorf("%s: judging the loops: %w", fe.path, act.Err)
+			}
+			continue
+		}
+		if l, ok := act.Result.(*loops.Result); ok {
+			res = l
 			continue
 		}
 		ev, _ := act.Result.(*evidence.Result)
@@ -174,9 +214,10 @@ func (fe *fileEntry) runUntyped() (out []finding.Finding) {
 		}
 	}
 	finding.Sort(out)
-	return slices.CompactFunc(out, func(a, b finding.Finding) bool {
+	out = slices.CompactFunc(out, func(a, b finding.Finding) bool {
 		return a.Rule == b.Rule && a.Message == b.Message && a.Locations[0] == b.Locations[0]
 	})
+	return res, out, nil
 }
 
 func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evidence.Result) finding.Finding {
@@ -202,13 +243,24 @@ func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evide
 	return f
 }
 
-// recovering returns copies of analyzers whose Run turns a panic into an
-// error: the checker runs them on goroutines of its own, where a panic on
-// a leniently typed file would take the whole process down.
+// recovering returns copies of analyzers, and of every analyzer they
+// require, whose Run turns a panic into an error: the checker runs them
+// on goroutines of its own, where a panic on a leniently typed file would
+// take the whole process down. Each pass finds its requirements' results
+// under the originals too, where the analyzers look them up.
 func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
-	out := make([]*analysis.Analyzer, len(analyzers))
-	for i, a := range analyzers {
+	copies := map[*analysis.Analyzer]*analysis.Analyzer{}
+	var cp func(a *analysis.Analyzer) *analysis.Analyzer
+	cp = func(a *analysis.Analyzer) *analysis.Analyzer {
+		if c, ok := copies[a]; ok {
+			return c
+		}
 		c := *a
+		copies[a] = &c
+		c.Requires = make([]*analysis.Analyzer, len(a.Requires))
+		for i, r := range a.Requires {
+			c.Requires[i] = cp(r)
+		}
 		run := a.Run
 		c.Run = func(pass *analysis.Pass) (res any, err error) {
 			defer func() {
@@ -216,9 +268,21 @@ func recovering(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
 					res, err = nil, fmt.Errorf("analyzer %s panicked on %s: %v", a.Name, pass.Pkg.Path(), p)
 				}
 			}()
+			// The pass's ResultOf is keyed by the copies; an analyzer
+			// that reads a requirement's result by the original's
+			// pointer finds it under both.
+			for orig, c := range copies {
+				if r, ok := pass.ResultOf[c]; ok {
+					pass.ResultOf[orig] = r
+				}
+			}
 			return run(pass)
 		}
-		out[i] = &c
+		return &c
+	}
+	out := make([]*analysis.Analyzer, len(analyzers))
+	for i, a := range analyzers {
+		out[i] = cp(a)
 	}
 	return out
 }

@@ -3,10 +3,15 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"go/build"
+	"path"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint/loops"
 )
 
 // ErrNoSource is returned (wrapped) when no readable Go file answers to the
@@ -14,35 +19,24 @@ import (
 // the Resolver's SrcDirs.
 var ErrNoSource = errors.New("source not found")
 
-// Kind is what the loop around a hot line does between iterations.
-type Kind string
+// Kind is what the loop around a hot line does between iterations:
+// lint/loops' verdict, which this package passes on.
+type Kind = loops.Kind
 
+// The kinds, as lint/loops defines them.
 const (
-	NotInLoop     Kind = "not-in-loop"    // the line is in no for statement of its function
-	SelectDefault Kind = "select-default" // a select with a default that neither blocks nor leaves the loop (SD101)
-	YieldSpin     Kind = "yield-spin"     // runtime.Gosched, time.Sleep(0) or a zero timer as the only wait (SD106)
-	AtomicSpin    Kind = "atomic-spin"    // re-reads an atomic or a flag another goroutine moves, with no blocking (SD106)
-	SleepPoll     Kind = "sleep-poll"     // polls with a time.Sleep below the SD102 threshold
-	// SleepUnknown sleeps for a length the source does not fix (a flag, a
-	// variable): neither proven to block nor a spin. A runtime source
-	// decides: a loop the profile measures hot with little parking sleeps
-	// zero or nearly (diagnose.Profile makes it a sleep poll).
-	SleepUnknown Kind = "sleep-unknown"
-	TimerPerIter Kind = "timer-per-iter" // makes a timer every iteration (SD104)
-	Blocking     Kind = "blocking"       // the loop blocks honestly (a blocking channel op or select, a lock, I/O, a long sleep)
-	Compute      Kind = "compute"        // no wait and no spin operation: plain computation
-	RetryCAS     Kind = "retry-cas"      // retries a compare-and-swap until it wins (bounded by contention, not a wait)
+	NotInLoop     = loops.NotInLoop     // the line is in no for statement of its function
+	SelectDefault = loops.SelectDefault // a select with a default that neither blocks nor leaves the loop (SD101)
+	YieldSpin     = loops.YieldSpin     // runtime.Gosched, time.Sleep(0) or a zero timer as the only wait (SD106, SD104)
+	AtomicSpin    = loops.AtomicSpin    // re-reads an atomic or a flag another goroutine moves, with no blocking (SD106)
+	SleepPoll     = loops.SleepPoll     // polls with a time.Sleep below the SD102 threshold
+	SleepUnknown  = loops.SleepUnknown  // sleeps for a length the source does not fix; a runtime source decides
+	TimerPerIter  = loops.TimerPerIter  // makes a timer every iteration (SD104)
+	Blocking      = loops.Blocking      // the loop parks on its idle path (a channel op, a select without default, a lock, a long sleep)
+	Compute       = loops.Compute       // no wait and no spin: the loop's own work
+	Unknown       = loops.Unknown       // calls code lint cannot see into (an interface's method, another module's function)
+	RetryCAS      = loops.RetryCAS      // retries a compare-and-swap (bounded by contention, not a wait)
 )
-
-// Spin reports whether the loop burns CPU waiting for something rather than
-// computing or blocking.
-func (k Kind) Spin() bool {
-	switch k {
-	case SelectDefault, YieldSpin, AtomicSpin:
-		return true
-	}
-	return false
-}
 
 // Loop is what the source shows around one line.
 type Loop struct {
@@ -62,6 +56,12 @@ type Loop struct {
 	// the spin (see SpinLoop).
 	OuterKinds []Kind
 	Kind       Kind
+	// Rule is the lint rule whose finding decided Kind ("SD101"), ""
+	// when no rule reported the loop (Blocking, Compute, ...); Rules
+	// every loop rule (SD101, SD102, SD104, SD106) reported on it, Rule
+	// first.
+	Rule  string
+	Rules []string
 	// Detail says in a few words what made the verdict ("select at line 37
 	// has a default and cases on done, ctx.Done()"; "time.Sleep(5µs) at
 	// line 12").
@@ -109,9 +109,10 @@ type Resolver struct {
 	// cold, 1.5 s warm, against 17–23 s for every go/packages load).
 	VetTool string
 
-	mu    sync.Mutex
-	files map[string]*fileEntry // by the path read
-	pkgs  map[pkgKey]*pkgEntry  // package loads, by directory
+	mu       sync.Mutex
+	files    map[string]*fileEntry // by the path read
+	pkgs     map[pkgKey]*pkgEntry  // package loads, by directory
+	analyses map[*fileEntry]*analysed
 }
 
 // Defaults of the Resolver's zero fields.
@@ -127,6 +128,11 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 	if line <= 0 {
 		return nil, fmt.Errorf("%s:%d: no such line", file, line)
 	}
+	if !strings.HasSuffix(file, ".go") {
+		// A frame in assembly (a .s file) or in C: there is no Go loop
+		// to read, and parsing it as Go would only make noise.
+		return nil, fmt.Errorf("%s: not a Go source file: %w", file, ErrNoSource)
+	}
 	path, err := r.resolve(file)
 	if err != nil {
 		return nil, err
@@ -138,13 +144,16 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 	if line > fe.lines {
 		return nil, fmt.Errorf("%s:%d: the file has %d lines (is the source the one the binary was built from?)", path, line, fe.lines)
 	}
-	loop, err := fe.safeClassify(line)
+	loop, err := r.safeLoopAt(fe, line)
 	if err != nil {
 		return nil, err
 	}
 	loop.Path = path
 	if loop.Kind != NotInLoop && !r.NoFindings {
 		loop.Findings, loop.Typed = r.findings(fe, loop.Start, loop.End)
+		if loop.Typed {
+			fe.retype(loop, loop.Findings)
+		}
 	}
 	return loop, nil
 }
@@ -165,15 +174,15 @@ func (l *Loop) SpinLoop() (kind Kind, start, end int, ok bool) {
 	return "", 0, 0, false
 }
 
-// safeClassify is classifyAt turned into an error if it panics: source
-// from anywhere is input, and a library does not crash on its input.
-func (fe *fileEntry) safeClassify(line int) (l *Loop, err error) {
+// safeLoopAt is loopAt turned into an error if it panics: source from
+// anywhere is input, and a library does not crash on its input.
+func (r *Resolver) safeLoopAt(fe *fileEntry, line int) (l *Loop, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			l, err = nil, fmt.Errorf("%s:%d: classifying the loop failed (a bug in inspect; please report it): %v", fe.path, line, p)
+			l, err = nil, fmt.Errorf("%s:%d: reading the loop failed (a bug in inspect; please report it): %v", fe.path, line, p)
 		}
 	}()
-	return fe.classifyAt(line), nil
+	return r.loopAt(fe, line)
 }
 
 // Frame is one frame of a stack as a profile or trace recorded it.
@@ -193,6 +202,12 @@ func (r *Resolver) SpinIn(stack []Frame) (*Loop, int, error) {
 	var first *Loop
 	var firstErr error
 	for i, f := range stack {
+		if stdFrame(f.File) {
+			// The runtime's and the standard library's loops are not the
+			// user's to fix (mcall and gosched_m around a Gosched, a
+			// futex under LockOSThread): the spin is in a caller's loop.
+			continue
+		}
 		l, err := r.At(f.File, f.Line)
 		if err != nil {
 			if firstErr == nil {
@@ -214,4 +229,23 @@ func (r *Resolver) SpinIn(stack []Frame) (*Loop, int, error) {
 		firstErr = fmt.Errorf("an empty stack: %w", ErrNoSource)
 	}
 	return nil, -1, firstErr
+}
+
+// stdFrame reports a file of the standard library: under this machine's
+// GOROOT, or recorded as GOROOT/src/PKG/file.go with PKG a standard
+// package ("/usr/local/go/src/runtime/proc.go" from a binary built
+// elsewhere; "runtime/proc.go" under -trimpath).
+func stdFrame(file string) bool {
+	slashed := filepath.ToSlash(file)
+	if root := build.Default.GOROOT; root != "" && strings.HasPrefix(slashed, filepath.ToSlash(filepath.Join(root, "src"))+"/") {
+		return true
+	}
+	rel := slashed
+	if i := strings.LastIndex(slashed, "/src/"); i >= 0 {
+		rel = slashed[i+len("/src/"):]
+	} else if filepath.IsAbs(file) {
+		return false
+	}
+	dir := path.Dir(rel)
+	return dir != "." && finding.StdPackage(dir) && !strings.Contains(dir, "testdata")
 }

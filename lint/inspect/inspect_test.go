@@ -124,11 +124,22 @@ func TestNested(t *testing.T) {
 	if loop.Kind != Compute || loop.Start != fn+2 || len(loop.Outer) != 1 || loop.Outer[0] != [2]int{fn + 1, fn + 6} {
 		t.Fatalf("nested: %+v", loop)
 	}
-	if loop.OuterKinds[0] != YieldSpin {
-		t.Errorf("outer kind %s, want yield-spin", loop.OuterKinds[0])
+	if loop.OuterKinds[0] != Compute {
+		t.Errorf("outer kind %s, want compute (cooperative compute: lint reports nothing)", loop.OuterKinds[0])
+	}
+	if _, _, _, ok := loop.SpinLoop(); ok {
+		t.Errorf("nested: a spin loop in cooperative compute")
+	}
+	fn = lineOf(t, file, "func nestedSpin(")
+	loop, err = r.At(file, fn+8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loop.Kind != Compute || loop.Start != fn+7 || len(loop.Outer) != 1 || loop.Outer[0] != [2]int{fn + 1, fn + 10} {
+		t.Fatalf("nestedSpin: %+v", loop)
 	}
 	kind, start, end, ok := loop.SpinLoop()
-	if !ok || kind != YieldSpin || start != fn+1 || end != fn+6 {
+	if !ok || kind != SelectDefault || start != fn+1 || end != fn+10 {
 		t.Errorf("SpinLoop = %s %d-%d %v", kind, start, end, ok)
 	}
 	// A loop around a goroutine does not enclose the goroutine's lines.

@@ -86,7 +86,7 @@ func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
 	// that if; otherwise the whole body.
 	path, guarded := idlePath(info, f.Body, stack[loop.Index:], loop)
 	conditional := guarded || inBranch(stack[loop.Index+1:])
-	if f.Cond == nil && !conditional && !astutil.Leaves(info, f.Body, loop, true) {
+	if f.Cond == nil && !conditional && !astutil.Leaves(info, f.Body, loop, true) && !c.checksFlag(f.Body) {
 		return // never ends and always sleeps: pacing, not waiting
 	}
 	eff, blocks := c.pathMayBlock(path, loop, call)
@@ -112,6 +112,39 @@ func (c *checker) check(call *ast.CallExpr, stack []ast.Node) {
 	analysisutil.Report(pass, c.res, rule, call,
 		fmt.Sprintf("loop polls with a %v sleep%s, which wakes a thread every iteration; wait on a channel, sync.Cond or WaitGroup, or poll at 1ms or more", d, held),
 		ev)
+}
+
+// checksFlag reports whether an if of body tests state another goroutine
+// sets (an atomic load, a never-blocking helper whose facts say it
+// polls): `for { if ready.Load() { ... }; time.Sleep(10µs) }` waits for
+// the flag between sleeps, which pacing (`for { work(); sleep }`) does
+// not.
+func (c *checker) checksFlag(body *ast.BlockStmt) bool {
+	info := c.pass.TypesInfo
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.IfStmt:
+			ast.Inspect(n.Cond, func(m ast.Node) bool {
+				call, ok := m.(*ast.CallExpr)
+				if !ok {
+					return !found
+				}
+				fn := analysisutil.Callee(info, call)
+				switch {
+				case astutil.IsAtomicLike(fn) && astutil.ClassifyCall(info, call) == astutil.Read:
+					found = true
+				case fn != nil && c.facts.Of(fn).Kind == blocking.NeverBlocks && c.facts.Of(fn).Polls:
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
 }
 
 // idlePath returns the statements of body that run on an iteration with

@@ -37,7 +37,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:6061", "listener for the page and the metrics (keep it on loopback)")
-	dir := flag.String("dir", "", "snapshot directory (default $TMPDIR/schedoctor-live)")
+	dir := flag.String("dir", "", "snapshot directory (default $TMPDIR/schedoctor-live-UID)")
 	quiet := flag.Duration("quiet", 5*time.Second, "quiet time before the spike")
 	spike := flag.Duration("spike", time.Second, "how long the spike lasts")
 	perP := flag.Int("per-p", 100, "spike workers per P")

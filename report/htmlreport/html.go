@@ -84,7 +84,7 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 	}
 	sets := Collect(r.Summary)
 	for i, s := range sets {
-		sets[i] = finite(s)
+		sets[i] = viz.Clean(finite(s)) // labels from input drawn as text: escaped, capped
 	}
 	data := dataJSON{Sets: sets}
 	for i, s := range sets {

@@ -21,7 +21,7 @@ import (
 )
 
 var (
-	mode  = flag.String("mode", "leak", "leak, healthy, pool, mutex")
+	mode  = flag.String("mode", "leak", "leak, labels, healthy, pool, mutex")
 	out   = flag.String("out", ".", "directory")
 	first = flag.Duration("first", 10*time.Second, "first dump after")
 	total = flag.Duration("total", 130*time.Second, "second dump after")
@@ -147,6 +147,27 @@ func main() {
 	switch *mode {
 	case "leak":
 		mux.HandleFunc("/work", leakyHandler)
+		mux.HandleFunc("/ok", okHandler)
+		url := serve(mux)
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+		go load(url+"/work", 100*time.Millisecond, c)
+		go load(url+"/ok", 50*time.Millisecond, c)
+	case "labels":
+		// The leak of "leak", each request under pprof labels (run with
+		// GODEBUG=tracebacklabels=1 for the debug=2 headers to print them),
+		// one tenant's value holding the characters a parser could trip on.
+		tenants := []string{"acme", "globex", `in"it, ]: {x}`}
+		var n int
+		var nmu sync.Mutex
+		mux.HandleFunc("/work", func(w http.ResponseWriter, r *http.Request) {
+			nmu.Lock()
+			t := tenants[n%len(tenants)]
+			n++
+			nmu.Unlock()
+			pprof.Do(r.Context(), pprof.Labels("handler", "/work", "tenant", t), func(context.Context) {
+				leakyHandler(w, r)
+			})
+		})
 		mux.HandleFunc("/ok", okHandler)
 		url := serve(mux)
 		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}

@@ -141,6 +141,11 @@ func Line(pass *analysis.Pass, pos token.Pos) float64 {
 func Report(pass *analysis.Pass, res *evidence.Result, rule string, node ast.Node, msg string, ev []finding.Evidence, fixes ...analysis.SuggestedFix) {
 	pos := node.Pos()
 	res.Add(pos, ev...)
+	sev := finding.Warning
+	if r, ok := finding.Lookup(rule); ok {
+		sev = r.Severity
+	}
+	res.Reported(evidence.Report{Pos: pos, End: node.End(), Rule: rule, Severity: sev, Message: msg})
 	pass.Report(analysis.Diagnostic{
 		Pos:            pos,
 		End:            node.End(),

@@ -56,6 +56,7 @@ func SplitCategory(category string) (rule string, sev finding.Severity, explicit
 func ReportSeverity(pass *analysis.Pass, res *evidence.Result, rule string, sev finding.Severity, node ast.Node, msg string, ev []finding.Evidence, fixes ...analysis.SuggestedFix) {
 	pos := node.Pos()
 	res.Add(pos, ev...)
+	res.Reported(evidence.Report{Pos: pos, End: node.End(), Rule: rule, Severity: sev, Message: msg})
 	pass.Report(analysis.Diagnostic{
 		Pos:            pos,
 		End:            node.End(),

@@ -61,9 +61,11 @@ func incrFunc(p *int64) {
 	}
 }
 
-// spinLock waits for another goroutine to put 0 back.
+// spinLock waits for another goroutine to put 0 back: a hand-made lock,
+// which spinwait (SD106) leaves to the lock's author; the verdict follows
+// lint and says the loop retries a compare-and-swap.
 func spinLock(p *int32) {
-	for !atomic.CompareAndSwapInt32(p, 0, 1) { // at: atomic-spin
+	for !atomic.CompareAndSwapInt32(p, 0, 1) { // at: retry-cas
 	}
 }
 
@@ -226,9 +228,10 @@ func retryPut(put func() bool) {
 	}
 }
 
-// retryHelper sleeps a non-constant length through a helper.
+// retryHelper sleeps a non-constant length through a helper: lint/blocking's
+// fact for nap is that it blocks (time.Sleep does), and the verdict follows.
 func retryHelper(ready *atomic.Bool) {
-	for !ready.Load() { // at: sleep-unknown
+	for !ready.Load() { // at: blocking
 		nap()
 	}
 }
@@ -250,9 +253,12 @@ func locker(mu *sync.Mutex, n *int) {
 	}
 }
 
+// reader calls an interface's Read: whether it blocks depends on what
+// implements it, which the source does not say. Not a spin, not proven
+// work either: unknown, and the verdict names the call.
 func reader(r io.Reader, buf []byte) {
 	for {
-		if _, err := r.Read(buf); err != nil { // at: blocking
+		if _, err := r.Read(buf); err != nil { // at: unknown
 			return
 		}
 	}
@@ -265,8 +271,8 @@ func sum(xs []int) (s int) {
 	return s
 }
 
-// nested computes between yields while it waits: the inner loop is
-// compute, the outer one the spin.
+// nested computes between yields while it waits: cooperative compute,
+// which spinwait (SD106) leaves alone, so both loops are compute.
 func nested(ready *atomic.Bool, xs []int) (s int) {
 	for !ready.Load() {
 		for _, x := range xs {
@@ -279,5 +285,20 @@ func nested(ready *atomic.Bool, xs []int) (s int) {
 
 func empty() {
 	for { // at: atomic-spin
+	}
+}
+
+// nestedSpin computes between polls of a select with a default: the inner
+// loop is compute, the outer one the spin (SD101).
+func nestedSpin(done chan struct{}, xs []int) (s int) {
+	for {
+		select {
+		case <-done:
+			return s
+		default:
+		}
+		for _, x := range xs {
+			s += x // at: compute
+		}
 	}
 }

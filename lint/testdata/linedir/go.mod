@@ -1,0 +1,3 @@
+module example.com/linedir
+
+go 1.26
