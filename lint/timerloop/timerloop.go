@@ -325,30 +325,7 @@ func (c *checker) rearmed(x ast.Expr, parent ast.Node, stack []ast.Node, loop as
 	if stopped {
 		return nil
 	}
-	var found *ast.SelectStmt
-	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		switch n.(type) {
-		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
-			// A select in an inner loop goes round that loop, which
-			// keeps the timer until it fires (a batch window).
-			return false
-		}
-		if found != nil {
-			return false
-		}
-		sel, ok := n.(*ast.SelectStmt)
-		if !ok {
-			return true
-		}
-		for _, cl := range sel.Body.List {
-			cl := cl.(*ast.CommClause)
-			if cl.Comm != nil && receivesFrom(info, cl.Comm, v, viaC) && mayContinue(info, sel, loop, cl.Comm, c.parentsOf(loop)) {
-				found = sel
-			}
-		}
-		return found == nil
-	})
-	return found
+	return c.selectReceivingIn(loop, v, viaC)
 }
 
 // checkHelper reports a call of a timer helper of the package in a loop,
@@ -535,30 +512,7 @@ func (c *checker) receivedVia(x ast.Expr, parent ast.Node, loop astutil.Loop, vi
 	if v == nil || !analysisutil.Local(v) {
 		return nil
 	}
-	var found *ast.SelectStmt
-	ast.Inspect(loop.Body(), func(n ast.Node) bool {
-		switch n.(type) {
-		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
-			// A select in an inner loop goes round that loop, which
-			// keeps the timer until it fires (a batch window).
-			return false
-		}
-		if found != nil {
-			return false
-		}
-		sel, ok := n.(*ast.SelectStmt)
-		if !ok {
-			return true
-		}
-		for _, cl := range sel.Body.List {
-			cl := cl.(*ast.CommClause)
-			if cl.Comm != nil && receivesFrom(info, cl.Comm, v, viaC) && mayContinue(info, sel, loop, cl.Comm, c.parentsOf(loop)) {
-				found = sel
-			}
-		}
-		return found == nil
-	})
-	return found
+	return c.selectReceivingIn(loop, v, viaC)
 }
 
 func (c *checker) parentsOf(loop astutil.Loop) map[ast.Node]ast.Node {
@@ -728,4 +682,36 @@ func goschedFix(pass *analysis.Pass, call *ast.CallExpr, stack []ast.Node) []ana
 		}}
 	}
 	return nil
+}
+
+// selectReceivingIn returns the first select of the loop's body (outside
+// inner loops and closures) with a case that receives from the timer v
+// (its channel, or its C field when viaC) and may go round the loop
+// afterwards; nil when none does.
+func (c *checker) selectReceivingIn(loop astutil.Loop, v types.Object, viaC bool) *ast.SelectStmt {
+	info := c.pass.TypesInfo
+	var found *ast.SelectStmt
+	ast.Inspect(loop.Body(), func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit, *ast.ForStmt, *ast.RangeStmt:
+			// A select in an inner loop goes round that loop, which
+			// keeps the timer until it fires (a batch window).
+			return false
+		}
+		if found != nil {
+			return false
+		}
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok {
+			return true
+		}
+		for _, cl := range sel.Body.List {
+			cl := cl.(*ast.CommClause)
+			if cl.Comm != nil && receivesFrom(info, cl.Comm, v, viaC) && mayContinue(info, sel, loop, cl.Comm, c.parentsOf(loop)) {
+				found = sel
+			}
+		}
+		return found == nil
+	})
+	return found
 }
