@@ -36,6 +36,11 @@ const (
 	// at this many calls a second from one site, batching is the advice
 	// whatever the share that lost the P (the lab's syscallheavy: 460k/s)
 	syscallsBatch = 10000.0
+	// and a warning when the calls themselves cost this many cores (rate
+	// × median duration): the lab's syscallheavy, 491,809 writes of 351ns
+	// a second, 0.17 cores; an echo server's reads (nbio, evio: 10–11k/s
+	// of 1.4–6µs, 0.02–0.07 cores) are the price of its traffic
+	syscallsBatchCores = 0.1
 	// syscalls that lost their P after this long at the median were
 	// waiting for something: sysmon takes a P from a syscall after 20µs at
 	// the least, and quick calls that lose it took 18µs at the median in
@@ -308,6 +313,12 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			fix = "Nothing to batch: these syscalls are waits. If the wake-up latency matters, wait through the runtime's netpoller (net.Conn, os.File with deadlines) rather than a raw epoll_wait or read, so that a ready goroutine does not queue for a P behind a thread's return."
 		} else if callsPerS >= syscallsBatch && !batched {
 			why = fmt.Sprintf("the site makes %.0f syscalls/s: even calls this quick (p50 %v, p99 %v) lose their P now and then at that rate", callsPerS, dur(sc.Duration.P50), dur(sc.Duration.P99))
+			if cores := callsPerS * sc.Duration.P50.Seconds(); cores < syscallsBatchCores && handPct < handoffTailPct {
+				// Warn by cost: the calls take little CPU and few lose
+				// their P, so batching would save little.
+				sev = finding.Info
+				why += fmt.Sprintf(", but they take only about %.2f cores (rate × median) and %.1f%% of them lost it", cores, handPct)
+			}
 		} else if handPct < handoffTailPct && sc.Duration.P50 < handoffQuick {
 			// Most calls here return at once: the few that lost their P
 			// are a tail (a descheduled thread, a slow moment), not the
