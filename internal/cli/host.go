@@ -132,6 +132,9 @@ growth (SD608).
 		if err != nil {
 			return e.fail(err)
 		}
+		if err := notAccepting(res); err != nil {
+			return e.fail(err)
+		}
 		proc, how := res.ProcessPerConn()
 		if proc <= 0 {
 			return e.fail(fmt.Errorf("the probe saw no memory growth over %d connections (RSS %d -> %d bytes): nothing to divide; try more connections",
@@ -193,4 +196,17 @@ func (e *Env) serveModel(ctx context.Context, name string) int {
 		return e.fail(err)
 	}
 	return ExitClean
+}
+
+// notAccepting refuses a probe whose server took few of the connections
+// the kernel completed for it (its accept loop stalled or stopped, or it
+// closed them): its growth, if any, is not theirs, and more connections
+// would not help.
+func notAccepting(res *probe.Result) error {
+	accepted := res.Accepted + res.ServerClosed
+	if res.Opened > 0 && 2*accepted < res.Opened {
+		return fmt.Errorf("the server took only %d of the %d connections the kernel completed for it (%d new descriptors, %d closed by the server): it is not accepting (a stalled or stopped accept loop, or a full backlog), so there is nothing to measure per connection; check that it serves at %s",
+			accepted, res.Opened, res.Accepted, res.ServerClosed, res.Addr)
+	}
+	return nil
 }

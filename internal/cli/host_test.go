@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -189,5 +192,53 @@ func TestHostUsage(t *testing.T) {
 	code, _, stderr := runHostCmd(t, "-sysroot", filepath.Join(hostFixtures, "stock"), "-pid", "777")
 	if code != ExitError || !strings.Contains(stderr, "process 777 does not exist") {
 		t.Errorf("missing process: exit %d, %q", code, stderr)
+	}
+}
+
+// listenOnlyEnv makes the re-executed test binary a server that listens
+// and never accepts (TestHostProbeServerNotAccepting).
+const listenOnlyEnv = "SCHEDOCTOR_TEST_LISTEN_ONLY"
+
+// listenOnly listens on a loopback port, prints its address and never
+// accepts; it exits after a minute if nobody kills it.
+func listenOnly() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	time.Sleep(time.Minute)
+	os.Exit(0)
+}
+
+// TestHostProbeServerNotAccepting: a server whose accept loop stopped still
+// gets its connections completed by the kernel (up to the backlog), but
+// takes none of them: the probe must say so, not divide its growth by them
+// or say "try more connections" (issue 19).
+func TestHostProbeServerNotAccepting(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), listenOnlyEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = strings.TrimSpace(addr)
+	code, _, stderr := runHostCmd(t, "-probe", addr, "-pid", strconv.Itoa(cmd.Process.Pid), "-conns", "50", "-target", "1000")
+	if code != ExitError {
+		t.Fatalf("exit %d, want %d: %s", code, ExitError, stderr)
+	}
+	if strings.Contains(stderr, "try more connections") || !strings.Contains(stderr, "it is not accepting") {
+		t.Errorf("stderr does not say the server is not accepting:\n%s", stderr)
 	}
 }

@@ -71,6 +71,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runAsCLI(os.Args[1:]))
 	}
+	if os.Getenv(listenOnlyEnv) == "1" {
+		listenOnly() // TestHostProbeServerNotAccepting's server
+	}
 	os.Exit(m.Run())
 }
 
