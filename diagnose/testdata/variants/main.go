@@ -1,7 +1,8 @@
 // Variants is the runtime half of the variant corpus: each -shape is one
 // waiting loop that real code writes (or a close negative of one), run
 // alone for -duration under a CPU profile written to -cpuprofile (or an
-// execution trace to -trace). The loops are marked: a positive's `for`
+// execution trace to -trace; with -pprof it serves net/http/pprof for
+// check). The loops are marked: a positive's `for`
 // line carries "variant:spin SDxxx" with the rule lint reports there
 // (and "yield" when its only wait is runtime.Gosched), a negative's
 // "variant:quiet"; TestVariantsAgree (variants_e2e_test.go)
@@ -19,7 +20,9 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -34,6 +37,7 @@ var (
 	duration  = flag.Duration("duration", 2*time.Second, "how long")
 	cpuprof   = flag.String("cpuprofile", "", "write a CPU profile here")
 	traceFile = flag.String("trace", "", "write an execution trace here")
+	pprofAddr = flag.String("pprof", "", "serve net/http/pprof on this loopback address and print it (for check)")
 )
 
 var sink [32]byte
@@ -184,6 +188,14 @@ func cooperative(stop *atomic.Bool) {
 
 func main() {
 	flag.Parse()
+	if *pprofAddr != "" {
+		ln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("pprof http://" + ln.Addr().String())
+		go http.Serve(ln, nil)
+	}
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {
