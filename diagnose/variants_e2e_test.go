@@ -217,13 +217,20 @@ func TestVariantsAgree(t *testing.T) {
 
 // checkVariant checks one layer's findings on one loop and returns what is
 // wrong. A positive must be named at its loop at a warning or above: SD204
-// (profile) or SD308 (trace) for a spin, SD204/SD203/SD201 (profile) or
-// SD307 (trace) for a sleep poll. A negative gets no busy-wait finding at
-// its loop and no warning anywhere.
+// (profile) or SD308 (trace) for a spin, SD307 (trace; or SD204, SD203,
+// SD201) for a sleep poll, which costs a profile too few samples to warn.
+// A negative gets no SD204 at its loop and no warning anywhere.
 func checkVariant(layer string, v variant, fs []finding.Finding, report string) []string {
 	want := []string{"SD204", "SD308"}
 	if v.Rule == "SD102" {
 		want = []string{"SD204", "SD203", "SD201", "SD307"}
+	}
+	if v.Spin && v.Rule == "SD102" && strings.HasPrefix(layer, "profile") {
+		// A 50µs sleep sleeps about a millisecond here: the poll costs a
+		// few hundredths of a core, a handful of samples, which is no
+		// evidence for a warning (warn by cost). The trace names it
+		// (SD307), and check joins the two (check.TestCheckVariants).
+		return nil
 	}
 	if v.Spin {
 		for _, f := range fs {
