@@ -301,10 +301,13 @@ func vetError(dir, stderr string) error {
 		switch {
 		case l == "":
 		case strings.HasPrefix(l, "# "):
-			if pkg != "" {
+			// go vet names a package twice: "# pkg" from the build, then
+			// "# [pkg]" from vet's own check of it, before the messages.
+			name := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(l, "# "), "["), "]")
+			if pkg != "" && name != pkg {
 				goto done
 			}
-			pkg = strings.TrimPrefix(l, "# ")
+			pkg = name
 		default:
 			l = strings.TrimPrefix(l, "vet: ")
 			if !slices.Contains(lines, l) {

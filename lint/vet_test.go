@@ -173,3 +173,19 @@ func TestSplitCategory(t *testing.T) {
 		}
 	}
 }
+
+// TestVetErrorTwoHeaders: go vet names a package that does not type-check
+// twice, "# pkg" and "# [pkg]", before its messages; the error must carry
+// the messages, not "(no message)" (seen on tidwall/evio's benchmarks).
+func TestVetErrorTwoHeaders(t *testing.T) {
+	stderr := "# example.com/m/bench\n# [example.com/m/bench]\nvet: bench/a.go:12:21: cannot use \"x\" (untyped string constant) as font.Font value in assignment\n"
+	err := vetError("/src", stderr)
+	if msg := err.Error(); !strings.Contains(msg, "package example.com/m/bench does not compile") || !strings.Contains(msg, "a.go:12:21: cannot use") || strings.Contains(msg, "(no message)") {
+		t.Errorf("vetError = %q", msg)
+	}
+	// Two different packages: the first one's messages only.
+	err = vetError("/src", "# example.com/m/a\nvet: a/a.go:1:1: bad\n# example.com/m/b\nvet: b/b.go:1:1: worse\n")
+	if msg := err.Error(); !strings.Contains(msg, "example.com/m/a does not compile") || strings.Contains(msg, "worse") {
+		t.Errorf("vetError = %q", msg)
+	}
+}
