@@ -55,6 +55,17 @@ func TestSpinCause(t *testing.T) {
 			t.Errorf("%s locations = %v, want the hot line 53 first", rule, f.Locations)
 		}
 	}
+	// Named as the spin's consequence, the symptom does not warn on its
+	// own: with the source saying spin, SD308 carries the cost.
+	judged := Findings(s, Options{}, func(SpinSite) *Verdict {
+		return &Verdict{Spin: true, Kind: "select-default", Detail: "select at line 53 has a default",
+			Line: finding.Location{File: "/app/main.go", Line: 53}}
+	})
+	for _, rule := range []string{"SD301", "SD302"} {
+		if f := find(judged, rule); f != nil && f.Severity != finding.Info {
+			t.Errorf("%s explained by a spin is %s, want info", rule, f.Severity)
+		}
+	}
 	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute or spin") {
 		t.Errorf("SD308 without source = %+v, want info compute or spin", f)
 	}
