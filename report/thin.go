@@ -1,9 +1,6 @@
 package report
 
-import (
-	"reflect"
-	"slices"
-)
+import "slices"
 
 // ThinSummary is implemented by a summary that can say its evidence is too
 // thin to rule causes out (a profile of a few samples, a trace of a few
@@ -19,50 +16,20 @@ type ThinSummary interface {
 const ThinPrefix = "not enough evidence: "
 
 // Thin returns the thin-evidence notes of a summary: its own when it is a
-// ThinSummary, else those of the ThinSummaries among its fields, slice
-// elements and map values (check's summary holds the profile's and the
-// trace's), a few levels deep, each once.
+// ThinSummary, else those of the ThinSummaries among its fields and slice
+// elements (check's summary holds the profile's and the trace's), a few
+// levels deep, each once, at most 8.
 func Thin(summary any) []string {
 	var out []string
-	seen := map[uintptr]bool{}
-	var walk func(v reflect.Value, depth int)
-	walk = func(v reflect.Value, depth int) {
-		if !v.IsValid() || depth > 4 || len(out) >= 8 {
-			return
+	Walk(summary, WalkLimits{Depth: 4, Elems: 64}, func(v any) (bool, bool) {
+		t, ok := v.(ThinSummary)
+		if !ok {
+			return false, false
 		}
-		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface || v.Kind() == reflect.Map ||
-			v.Kind() == reflect.Slice) && v.IsNil() {
-			return
+		if s := t.ThinEvidence(); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
-		if v.Kind() == reflect.Pointer {
-			if seen[v.Pointer()] {
-				return
-			}
-			seen[v.Pointer()] = true
-		}
-		if v.CanInterface() {
-			if t, ok := v.Interface().(ThinSummary); ok {
-				if s := t.ThinEvidence(); s != "" && !slices.Contains(out, s) {
-					out = append(out, s)
-				}
-				return
-			}
-		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			walk(v.Elem(), depth)
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i), depth+1)
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len() && i < 64; i++ {
-				walk(v.Index(i), depth+1)
-			}
-		}
-	}
-	walk(reflect.ValueOf(summary), 0)
+		return true, len(out) >= 8
+	})
 	return out
 }

@@ -26,8 +26,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -126,52 +124,16 @@ const maxSets = 32
 // demo's, one per program), searched a few levels deep, at most maxSets.
 func Collect(summary any) []*viz.Set {
 	var out []*viz.Set
-	seen := map[uintptr]bool{}
-	var walk func(v reflect.Value, depth int)
-	walk = func(v reflect.Value, depth int) {
-		if !v.IsValid() || depth > 6 || len(out) >= maxSets {
-			return
+	report.Walk(summary, report.WalkLimits{Depth: 6, Maps: true}, func(v any) (bool, bool) {
+		p, ok := v.(viz.Provider)
+		if !ok {
+			return false, false
 		}
-		if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
-			return
+		if s := p.Visuals(); s != nil && !empty(s) {
+			out = append(out, s)
 		}
-		if v.Kind() == reflect.Pointer {
-			if seen[v.Pointer()] {
-				return
-			}
-			seen[v.Pointer()] = true
-		}
-		if v.CanInterface() {
-			if p, ok := v.Interface().(viz.Provider); ok {
-				if s := p.Visuals(); s != nil && !empty(s) {
-					out = append(out, s)
-				}
-				return
-			}
-		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			walk(v.Elem(), depth)
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i), depth+1)
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len() && len(out) < maxSets; i++ {
-				walk(v.Index(i), depth+1)
-			}
-		case reflect.Map:
-			// In key order, so that the report is the same every time.
-			keys := v.MapKeys()
-			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
-			for _, k := range keys {
-				walk(v.MapIndex(k), depth+1)
-			}
-		}
-	}
-	walk(reflect.ValueOf(summary), 0)
+		return true, len(out) >= maxSets
+	})
 	return out
 }
 
