@@ -152,11 +152,11 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		case c.spin:
 			why, fix = c.text, c.fix
 			locs = append(locs, c.locs...)
-			sev = consequence(sev)
+			sev = consequence
 		case convoy.lock != nil:
 			why, fix = convoy.text, convoy.fix
 			locs = append(locs, convoy.lock.Location)
-			sev = consequence(sev)
+			sev = consequence
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -202,12 +202,12 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			why, fix = c.text, c.fix
 			locs = c.locs
 			if c.spin {
-				sev = consequence(sev)
+				sev = consequence
 			}
 		case convoy.lock != nil:
 			why, fix = convoy.text, convoy.fix
 			locs = []finding.Location{convoy.lock.Location}
-			sev = consequence(sev)
+			sev = consequence
 		case host != "":
 			why, fix = host, hostFix
 		}
@@ -1123,8 +1123,8 @@ func batchEvidence(sc SyscallSite) []finding.Evidence {
 }
 
 // consequence is the severity of a latency or backlog finding (SD301,
-// SD302) that a spin, a lock convoy or a sleep poll explains: info. The
-// cause's own finding (SD308, SD309, SD307) carries the measured cost and
-// the fix; the symptom names it and links to it, so that one cause is not
-// warned about twice and the symptom never leads (issue 20).
-func consequence(finding.Severity) finding.Severity { return finding.Info }
+// SD302) that a spin, a lock convoy or a sleep poll explains. The cause's
+// own finding (SD308, SD309, SD307) carries the measured cost and the fix;
+// the symptom names it and links to it, so that one cause is not warned
+// about twice and the symptom never leads (issue 20).
+const consequence = finding.Info
