@@ -208,7 +208,10 @@ for {
 		Title: "loop spinning on an atomic, a flag or runtime.Gosched with no blocking and no backoff",
 		Explanation: "A goroutine that loops until another one changes a value holds its P the whole time. runtime.Gosched " +
 			"only moves it to the global run queue; with an idle P it runs again at once, so it still burns a full core, " +
-			"and it starves the goroutine it waits for when Ps are few.",
+			"and it starves the goroutine it waits for when Ps are few. How long it waits the code does not show: a wait " +
+			"for another goroutine's operation of a few instructions (a ring slot freed between its owner's CAS and its " +
+			"store) costs nothing until that goroutine is descheduled mid-operation, a wait for an idle consumer costs a " +
+			"core; the finding says so and leaves the cost to the runtime layers, which measure it.",
 		Detection: "A for loop (not range, not counted) that waits, through its condition or an if or switch case that " +
 			"leaves it, on something another goroutine can change (an atomic Load, also of go.uber.org/atomic-like types of " +
 			"packages whose path ends in /atomic, not the runtime's internal/runtime/atomic; a package-level variable or a " +

@@ -19,13 +19,13 @@ var (
 // Positives.
 
 func gosched() {
-	for !ready.Load() { // want `loop spins while !ready.Load\(\), holding a core \(runtime.Gosched does not park\); block on a channel, sync.Cond or WaitGroup instead`
+	for !ready.Load() { // want `loop spins while !ready.Load\(\): runtime.Gosched does not park, so it keeps a P for as long as it waits; unless the wait is always a few instructions, block on a channel, sync.Cond or WaitGroup instead`
 		runtime.Gosched()
 	}
 }
 
 func emptyBody() {
-	for !ready.Load() { // want `loop spins while !ready.Load\(\), holding a core; block`
+	for !ready.Load() { // want `loop spins while !ready.Load\(\), holding a core for as long as it waits; unless the wait is always a few instructions, block`
 	}
 }
 
@@ -41,7 +41,7 @@ func plainFlag() {
 }
 
 func breakOut() {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		if ready.Load() {
 			break
 		}
@@ -71,7 +71,7 @@ func countsSpins() {
 }
 
 func onlyGosched() {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		runtime.Gosched()
 	}
 }

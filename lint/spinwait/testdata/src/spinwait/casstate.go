@@ -25,7 +25,7 @@ type slotQueue struct {
 // Positives.
 
 func (q *slotQueue) read() int {
-	for !atomic.CompareAndSwapInt32(&q.raw, slotCommitted, slotReading) { // want `loop spins while !atomic.CompareAndSwapInt32\(&q.raw, slotCommitted, slotReading\), holding a core \(runtime.Gosched does not park\)`
+	for !atomic.CompareAndSwapInt32(&q.raw, slotCommitted, slotReading) { // want `loop spins while !atomic.CompareAndSwapInt32\(&q.raw, slotCommitted, slotReading\): runtime.Gosched does not park, so it keeps a P`
 		runtime.Gosched()
 	}
 	v := q.item
@@ -49,7 +49,7 @@ func (q *slotQueue) readNoYield() int {
 }
 
 func (q *slotQueue) readIfBreak() int {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		if q.state.CompareAndSwap(slotCommitted, slotReading) {
 			break
 		}

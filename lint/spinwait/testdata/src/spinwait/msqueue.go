@@ -129,7 +129,7 @@ func (q *msQueue) EnqueueOuter(v int) {
 // the queue empty goes round waiting for a producer, in both spellings.
 
 func (q *msQueue) waitNonEmpty() *msNode {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		head := q.head.Load()
 		next := head.next.Load()
 		if next != nil {
@@ -140,7 +140,7 @@ func (q *msQueue) waitNonEmpty() *msNode {
 }
 
 func (q *msQueue) waitNonEmptyVar() *msNode {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		var head = q.head.Load()
 		var next = head.next.Load()
 		if next != nil {

@@ -27,7 +27,7 @@ type ring struct {
 // push claims a slot only when the reader has made room: the iteration
 // that finds the ring full writes nothing and waits for the reader.
 func (q *ring) push(v int) {
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		w := q.write.Load()
 		r := q.read.Load()
 		if w-r < size {
@@ -98,7 +98,7 @@ func tryLockSpin() {
 }
 
 func tryLockGosched() {
-	for !mu.TryLock() { // want `loop spins while !mu.TryLock\(\), holding a core \(runtime.Gosched does not park\)`
+	for !mu.TryLock() { // want `loop spins while !mu.TryLock\(\): runtime.Gosched does not park, so it keeps a P`
 		runtime.Gosched()
 	}
 	mu.Unlock()
@@ -358,7 +358,7 @@ func (rb *uring) put(item int) error {
 	var n *uslot
 	pos := atomic.LoadUint64(&rb.queue)
 L:
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		if atomic.LoadUint64(&rb.disposed) == 1 {
 			return errDisposed
 		}
@@ -445,7 +445,7 @@ func (q *vring) offerSwitch(v int) bool {
 // the re-read waits for a reader.
 func (q *vring) offerWait(v int) {
 	pos := q.tail.Load()
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		c := &q.cells[pos%size]
 		dif := c.seq.Load() - pos
 		if dif == 0 {
@@ -495,7 +495,7 @@ func (rb *uring) poll(timeout time.Duration) (int, error) {
 		start = time.Now()
 	}
 L:
-	for { // want `loop spins with nothing that blocks, holding a core \(runtime.Gosched does not park\)`
+	for { // want `loop spins with nothing that blocks: runtime.Gosched does not park, so it keeps a P`
 		if atomic.LoadUint64(&rb.disposed) == 1 {
 			return 0, errDisposed
 		}
