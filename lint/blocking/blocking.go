@@ -318,6 +318,7 @@ func (w *walker) block(body ast.Node) {
 	// The channel operations of the cases of a select with a default
 	// are tried, not waited for.
 	tried := map[ast.Node]bool{}
+	handoff := map[ast.Node]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		if n == nil || w.s.blocks {
 			return false
@@ -332,20 +333,31 @@ func (w *walker) block(body ast.Node) {
 				w.s.blocks = true
 				break
 			}
+			// A default that only panics asserts that the operation
+			// succeeds (a hand-off to a worker known to be idle): it
+			// delivers, it does not look for work another goroutine left.
+			asserted := defaultPanics(w.info, n)
 			for op := range astutil.TriedOps(n) {
 				tried[op] = true
+				if asserted {
+					handoff[op] = true
+				}
 			}
 		case *ast.SendStmt:
 			if !tried[n] {
 				w.s.blocks = true
 			}
-			w.s.polls = true
+			if !handoff[n] {
+				w.s.polls = true
+			}
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				if !tried[n] {
 					w.s.blocks = true
 				}
-				w.s.polls = true
+				if !handoff[n] {
+					w.s.polls = true
+				}
 			}
 		case *ast.AssignStmt:
 			if n.Tok != token.DEFINE {
@@ -573,4 +585,27 @@ func Describe(fn *types.Func, f Fact) string {
 // say nothing of what they do.
 func runtimeInternal(path string) bool {
 	return path == "runtime" || strings.HasPrefix(path, "internal/runtime/") || strings.HasPrefix(path, "runtime/internal/")
+}
+
+// defaultPanics reports whether sel's default clause is a lone call of
+// panic.
+func defaultPanics(info *types.Info, sel *ast.SelectStmt) bool {
+	d := astutil.DefaultClause(sel)
+	if d == nil || len(d.Body) != 1 {
+		return false
+	}
+	es, ok := d.Body[0].(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == "panic"
 }

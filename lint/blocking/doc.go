@@ -24,7 +24,9 @@
 // a bare channel operation, a select without default, a call of a function
 // that blocks. A function that never blocks also records whether it polls
 // state another goroutine changes (a non-blocking channel operation, an
-// atomic operation, a TryLock, len of a channel), which is what a spin
+// atomic operation, a TryLock, len of a channel; not a select whose
+// default only panics, which asserts a hand-off to a goroutine known to
+// be ready rather than looking for work), which is what a spin
 // loop's condition calls, whether it (or a callee) runs an atomic
 // compare-and-swap (swaps: spinwait's retry-until-my-CAS-wins loops through
 // a helper), and whether it writes through a pointer (mutates: a queue's

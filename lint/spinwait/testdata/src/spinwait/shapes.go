@@ -589,3 +589,143 @@ func (r *tlog) firstRequested(order map[int]int, tile int) int {
 		}
 	}
 }
+
+// lazyNode and lazyList are a lazy skip list's node and list
+// (bytedance/gopkg skipset, skipmap): a delete locks the predecessors
+// and validates; the round that goes again is the one whose validation
+// found the list changed by another goroutine.
+type lazyNode struct {
+	mu     sync.Mutex
+	marked atomic.Bool
+}
+
+type lazyList struct{ head lazyNode }
+
+func (l *lazyList) find(v int, preds *[4]*lazyNode) int {
+	for i := range preds {
+		preds[i] = &l.head
+	}
+	if l.head.marked.Load() {
+		return -1
+	}
+	return v
+}
+
+func (l *lazyList) remove(v int) bool {
+	var preds [4]*lazyNode
+	for {
+		found := l.find(v, &preds)
+		if found != -1 {
+			preds[0].mu.Lock()
+			if preds[0].marked.Load() {
+				preds[0].mu.Unlock()
+				continue
+			}
+			preds[0].mu.Unlock()
+			return true
+		}
+		return false
+	}
+}
+
+// The same retry with a labelled continue.
+func (l *lazyList) removeLabelled(v int) bool {
+	var preds [4]*lazyNode
+retry:
+	for {
+		found := l.find(v, &preds)
+		if found != -1 {
+			for i := range preds {
+				preds[i].mu.Lock()
+				if preds[i].marked.Load() {
+					preds[i].mu.Unlock()
+					continue retry
+				}
+				preds[i].mu.Unlock()
+			}
+			return true
+		}
+		return false
+	}
+}
+
+// A branch whose only continue belongs to a loop nested in it still
+// always leaves: the wait around it is reported.
+func (l *lazyList) waitUnmarked(flag *atomic.Int32) bool {
+	for { // want `loop spins`
+		if flag.Load() != 0 {
+			for i := 0; i < 4; i++ {
+				if i == 2 {
+					continue
+				}
+			}
+			return true
+		}
+		runtime.Gosched()
+	}
+}
+
+// A branch that yields and continues while the state is busy, then
+// claims and leaves: still a wait.
+func (l *lazyList) claimWhenFree(state *atomic.Int32) bool {
+	for { // want `loop spins`
+		if s := state.Load(); s != 1 {
+			if s == 2 {
+				runtime.Gosched()
+				continue
+			}
+			return false
+		}
+		runtime.Gosched()
+	}
+}
+
+// workerPool hands pending requests to idle workers (dragonboat's
+// closeWorkerPool): scheduleWorker pops one request and sends it with a
+// select whose default panics, an assertion that the idle worker takes
+// it, not a look for work another goroutine left. The loop around it is
+// a dispatch bounded by the pending list.
+type workerPool struct {
+	pending []int
+	idle    []chan int
+}
+
+func (p *workerPool) scheduleWorker() bool {
+	if len(p.pending) == 0 || len(p.idle) == 0 {
+		return false
+	}
+	req, w := p.pending[0], p.idle[0]
+	p.pending, p.idle = p.pending[1:], p.idle[1:]
+	select {
+	case w <- req:
+	default:
+		panic("worker received multiple jobs")
+	}
+	return true
+}
+
+func (p *workerPool) schedule() {
+	for {
+		if !p.scheduleWorker() {
+			return
+		}
+	}
+}
+
+// tryHandOff's default gives up instead: a poll of whether a worker is
+// ready, and the loop that retries it at once waits for one.
+var handoff = make(chan int)
+
+func tryHandOff(v int) bool {
+	select {
+	case handoff <- v:
+		return true
+	default:
+		return false
+	}
+}
+
+func handOffSpin(v int) {
+	for !tryHandOff(v) { // want `loop spins`
+	}
+}
