@@ -272,7 +272,12 @@ func TestCallerRetry(t *testing.T) {
 	}
 	caller, _ := filepath.Abs("testdata/mod/consumer/consumer.go")
 	call := lineOf(t, caller, "v, err := q.Dequeue() // SD106")
-	r := &Resolver{}
+	// The runtime commands read kinds only (NoFindings): the loop, unknown
+	// to the lenient read, still gets its package's typed load.
+	r := &Resolver{NoFindings: true}
+	if l, err := (&Resolver{NoFindings: true, NoLoad: true}).At(caller, call); err != nil || l.Kind != Unknown {
+		t.Errorf("without a load: %v %+v, want unknown (another package's call, no facts)", err, l)
+	}
 	for _, leaf := range []Frame{{lib, lineOf(t, lib, "return 0, ErrEmpty")}, {caller, lineOf(t, caller, "s += work(v)")}} {
 		stack := []Frame{leaf, {caller, call}}
 		if leaf.File == caller {
