@@ -167,11 +167,13 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 		if loop.Typed {
 			fe.retype(loop, loop.Findings)
 		}
-	case loop.Kind == Unknown && !r.NoLoad:
+	case loop.Kind == Unknown && !r.NoLoad && fe.untypedCall(loop.SpinLine):
 		// The lenient read has no facts of other packages: a consumer's
 		// retry around a library's non-blocking Dequeue is unknown there.
 		// A typed load of this one package (once per directory) decides
-		// it with the library's facts; its findings are not kept.
+		// it with the library's facts; its findings are not kept. A loop
+		// unknown for a call no load resolves (an interface's method, a
+		// func value) costs no load.
 		if fs, typed := r.findings(fe, loop.Start, loop.End); typed {
 			loop.Typed = true
 			fe.retype(loop, fs)
