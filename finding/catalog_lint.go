@@ -249,8 +249,8 @@ for {
 			"returns or breaks (a drain), or works; when the call may block, is unknown (another package read without " +
 			"its facts, a func value), is the goroutine's own input (writes through a pointer without polling), or " +
 			"returns a lone boolean after a CAS (a lost race); for counted loops and a counter that bounds the attempts.",
-		Fix: "Block on what you wait for: a channel that the other goroutine closes, a sync.Cond, a WaitGroup, a queue's " +
-			"blocking take. Spinning is only worth it for nanoseconds, inside a lock implementation.",
+		Fix: "Block on what you wait for: a channel that the other goroutine closes, a sync.Cond, a WaitGroup. Spinning is " +
+			"only worth it for nanoseconds, inside a lock implementation.",
 		Wrong: `for !done.Load() {
 	runtime.Gosched()
 }`,
