@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -87,7 +88,14 @@ func Trace(res *exectrace.Result, traceOpt exectrace.Options, opt Options) (*Tra
 		// of them (the yield line of a loop that also computes between
 		// yields) is the verdict; else the first loop's (compute, ...).
 		var best *exectrace.Verdict
-		for _, at := range candidates(sp) {
+		lines, callers := candidates(sp)
+		for i, at := range append(lines, callers...) {
+			if i == len(lines) && best != nil {
+				// The goroutines' own lines are in a loop that does not
+				// spin (a busy consumer's work): its callers' loops do
+				// not claim that time.
+				break
+			}
 			loop := lk.at(at.File, at.Line)
 			if loop == nil {
 				continue
@@ -112,20 +120,26 @@ func Trace(res *exectrace.Result, traceOpt exectrace.Options, opt Options) (*Tra
 }
 
 // candidates are the lines to read for a spinning site: the hot line
-// first, then where its goroutines were preempted, user frames in Go
-// source only (not a library's assembly).
-func candidates(sp exectrace.SpinSite) []finding.Location {
-	var out []finding.Location
-	for _, l := range []finding.Location{sp.HotLine, sp.StopAt} {
-		if l.File == "" || l.Line <= 0 || !finding.UserFunction(l.Function) || !goFile(l.File) {
-			continue
-		}
-		if len(out) > 0 && out[0].File == l.File && out[0].Line == l.Line {
-			continue
-		}
-		out = append(out, l)
+// first, then where its goroutines were preempted; and, apart, the user
+// frames that called them, read only when those lines are in no loop (a
+// library's non-blocking call: the retry around it is its caller's).
+// User frames in Go source only (not a library's assembly).
+func candidates(sp exectrace.SpinSite) (lines, callers []finding.Location) {
+	seen := func(l finding.Location) bool {
+		same := func(o finding.Location) bool { return o.File == l.File && o.Line == l.Line }
+		return slices.ContainsFunc(lines, same) || slices.ContainsFunc(callers, same)
 	}
-	return out
+	for i, l := range append([]finding.Location{sp.HotLine, sp.StopAt}, sp.Callers...) {
+		if l.File == "" || l.Line <= 0 || !finding.UserFunction(l.Function) || !goFile(l.File) || seen(l) {
+			continue
+		}
+		if i < 2 {
+			lines = append(lines, l)
+		} else {
+			callers = append(callers, l)
+		}
+	}
+	return lines, callers
 }
 
 // verdictOf turns the loop around a hot line into the trace's Verdict.

@@ -53,6 +53,8 @@ var variantShapes = map[string]string{
 	"blocking":    "blocking",
 	"slowPoll":    "slowPoll",
 	"cooperative": "cooperative",
+	"retryPop":    "retryPop",
+	"waitPop":     "waitPop",
 }
 
 var (

@@ -28,18 +28,27 @@ type locTable struct {
 	spin  map[trace.Stack]bool  // this generation's stacks → in select or yield code
 	work  map[trace.Stack]bool  // this generation's stacks → in a standard-library callee of user code
 	batch map[trace.Stack]bool  // this generation's stacks → under a batching I/O frame
+	// callers holds, for a user frame, the user frames above it (its
+	// callers, innermost first, at most maxCallers) on the first stack
+	// seen through it: a library's non-blocking call is no loop, and the
+	// retry loop around it is its caller's (issue 20).
+	callers map[locID][]locID
 }
+
+// maxCallers bounds the user frames kept above a user frame.
+const maxCallers = 8
 
 func newLocTable() *locTable {
 	return &locTable{
-		index: map[finding.Location]locID{},
-		cache: map[trace.Stack]locID{},
-		entry: map[trace.Stack]locID{},
-		lock:  map[trace.Stack]bool{},
-		gc:    map[trace.Stack]bool{},
-		spin:  map[trace.Stack]bool{},
-		work:  map[trace.Stack]bool{},
-		batch: map[trace.Stack]bool{},
+		index:   map[finding.Location]locID{},
+		cache:   map[trace.Stack]locID{},
+		entry:   map[trace.Stack]locID{},
+		lock:    map[trace.Stack]bool{},
+		gc:      map[trace.Stack]bool{},
+		spin:    map[trace.Stack]bool{},
+		work:    map[trace.Stack]bool{},
+		batch:   map[trace.Stack]bool{},
+		callers: map[locID][]locID{},
 	}
 }
 
@@ -192,21 +201,47 @@ func (t *locTable) user(s trace.Stack) locID {
 	id := noLoc
 	var first trace.StackFrame
 	n := 0
+	var up []locID // user frames above id, until the callers of id are known
 	for f := range s.Frames() {
 		if n == 0 {
 			first = f
 		}
 		n++
+		if id != noLoc {
+			if isUserFunc(f.Func) {
+				up = append(up, t.intern(f))
+			}
+			if len(up) == maxCallers {
+				break
+			}
+			continue
+		}
 		if isUserFunc(f.Func) {
 			id = t.intern(f)
-			break
+			if _, known := t.callers[id]; known {
+				break
+			}
+			up = []locID{}
 		}
+	}
+	if id != noLoc && up != nil {
+		t.callers[id] = up
 	}
 	if id == noLoc && n > 0 {
 		id = t.intern(first)
 	}
 	t.cache[s] = id
 	return id
+}
+
+// callersOf returns the user frames above l on the first stack seen
+// through it, innermost first.
+func (t *locTable) callersOf(id locID) []finding.Location {
+	var out []finding.Location
+	for _, c := range t.callers[id] {
+		out = append(out, t.get(c))
+	}
+	return out
 }
 
 // outer returns the outermost frame of s: for a goroutine's starting stack,

@@ -515,7 +515,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			if v == nil && judge != nil && !isSpin {
 				// a yield storm too small for the spin shape (under 0.1 P):
 				// still read its line, so the finding carries the source
-				v = judge(SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, StopAt: st.StopAt,
+				v = judge(SpinSite{Function: st.Function, Creator: st.Creator, HotLine: st.HotLine, StopAt: st.StopAt, Callers: st.callersOf(st.HotLine, st.StopAt),
 					Running: st.Running, StopRunPct: st.StopRunPct, MeanRun: st.MeanRun, Preempts: st.Preempts, Yields: st.Yields, Blocked: st.Blocked})
 			}
 			f := add("SD308", finding.MustLookup("SD308").Severity,

@@ -54,17 +54,22 @@ type SpinSite struct {
 	// (where the time goes), or "stops" (where preemptions and yields hit
 	// most, too few preemptions to place the time: a yield is where the
 	// goroutine chose to stop, not where its time went).
-	HotFrom    string           `json:"hot_from"`
-	StopAt     finding.Location `json:"stop_at"` // where preemptions and yields hit most
-	Running    time.Duration    `json:"running_ns"`
-	BusyPct    float64          `json:"busy_pct"`     // of the Ps' busy time
-	Cores      float64          `json:"cores"`        // running time over the trace's duration
-	StopRunPct float64          `json:"stop_run_pct"` // of its running time: in stretches ended by preemption or a yield
-	MeanRun    time.Duration    `json:"mean_run_ns"`  // mean running stretch
-	Preempts   int              `json:"preempts"`
-	Yields     int              `json:"yields"`
-	Blocked    int              `json:"blocked"`
-	Samples    int              `json:"samples"`
+	HotFrom string           `json:"hot_from"`
+	StopAt  finding.Location `json:"stop_at"` // where preemptions and yields hit most
+	// Callers are the user frames above HotLine, then above StopAt, on a
+	// stack seen there, innermost first: where to look for the loop when
+	// the hot line is in no loop (a library's non-blocking call retried
+	// by its caller).
+	Callers    []finding.Location `json:"callers,omitempty"`
+	Running    time.Duration      `json:"running_ns"`
+	BusyPct    float64            `json:"busy_pct"`     // of the Ps' busy time
+	Cores      float64            `json:"cores"`        // running time over the trace's duration
+	StopRunPct float64            `json:"stop_run_pct"` // of its running time: in stretches ended by preemption or a yield
+	MeanRun    time.Duration      `json:"mean_run_ns"`  // mean running stretch
+	Preempts   int                `json:"preempts"`
+	Yields     int                `json:"yields"`
+	Blocked    int                `json:"blocked"`
+	Samples    int                `json:"samples"`
 	// SpinCodePct is the share of its CPU samples in the runtime's select
 	// or yield code (selectgo, sellock, Gosched), when there are samples.
 	SpinCodePct float64 `json:"spin_code_pct"`
@@ -231,6 +236,10 @@ type SiteSummary struct {
 	// PreemptAt is where preemptions alone hit most: where the time goes
 	// (see spinning).
 	PreemptAt finding.Location `json:"-"`
+	// Callers holds, for HotLine, StopAt and PreemptAt, the user frames
+	// above them on a stack seen there (innermost first): the loop that
+	// retries a library's non-blocking call is a caller's.
+	Callers map[finding.Location][]finding.Location `json:"-"`
 	// StopRunPct is the share of the running time spent in stretches that
 	// ended in preemption or a yield (the rest ended in a block, a
 	// syscall, or the goroutine's end); MeanRun the mean stretch.
@@ -397,6 +406,12 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			YieldOnly: st.yieldOnly, Starts: st.starts, PMoves: st.migP, MMoves: st.migM,
 			StopAt: a.locs.get(topLoc(st.stopLocs)), PreemptAt: a.locs.get(topLoc(st.preemptLocs)),
 			Samples: st.samples, SpinCode: st.spinSamples, WorkCode: st.workSamples, HotLine: a.locs.get(topLoc(st.sampleLocs)),
+			Callers: map[finding.Location][]finding.Location{},
+		}
+		for _, id := range []locID{topLoc(st.stopLocs), topLoc(st.preemptLocs), topLoc(st.sampleLocs)} {
+			if c := a.locs.callersOf(id); len(c) > 0 {
+				ss.Callers[a.locs.get(id)] = c
+			}
 		}
 		if st.running > 0 {
 			ss.StopRunPct = round2(100 * float64(st.runEnd[endPreempt]+st.runEnd[endYield]) / float64(st.running))
@@ -498,6 +513,20 @@ const hotPreemptMinimum = 10
 // the stretches stop places the goroutines' time without CPU samples.
 const stopPlacesTime = 100 * time.Microsecond
 
+// callersOf returns the callers recorded for each of locs in turn,
+// without repeats.
+func (st SiteSummary) callersOf(locs ...finding.Location) []finding.Location {
+	var out []finding.Location
+	for _, l := range locs {
+		for _, c := range st.Callers[l] {
+			if l.File != "" && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // spinning picks the sites of the spin shape.
 func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 	out := []SpinSite{}
@@ -547,6 +576,7 @@ func spinning(s *Summary, busy, dur time.Duration) ([]SpinSite, float64) {
 		if !isUserFunc(sp.HotLine.Function) {
 			sp.HotLine, sp.HotFrom = finding.Location{}, ""
 		}
+		sp.Callers = st.callersOf(sp.HotLine, sp.StopAt)
 		total += st.Running
 		out = append(out, sp)
 	}

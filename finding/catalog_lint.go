@@ -239,7 +239,16 @@ for {
 			"effect (work), any sleep (SD102/SD104), a channel operation or select (SD101), an unknown call, a busy delay " +
 			"from start := time.Now() just before the loop (deliberate), a loop that reads the clock while it works or " +
 			"polls, runtime.NumGoroutine (SD103), a counter that decides when the loop ends, " +
-			"and _test.go files.",
+			"and _test.go files. Also reported, at the caller's loop: a consumer's retry around a non-blocking take " +
+			"(v := q.Dequeue(); if v == nil { continue }; work(v)), where the call never blocks and polls shared state, or " +
+			"its only wait is a mutex it takes and releases itself (a pop under the queue's lock, by the facts of its " +
+			"package), and the path on which its result says nothing (v == nil, err != nil, !ok, a false result, a switch " +
+			"case on those) goes round again at once (continue, or the end of the body) with nothing but stop checks that " +
+			"leave (an atomic, a select with a default), runtime.Gosched or a counter: the path that found an item works, " +
+			"the one that found nothing spins. Silent there when that path sleeps (a short sleep is SD102's), blocks, " +
+			"returns or breaks (a drain), or works; when the call may block, is unknown (another package read without " +
+			"its facts, a func value), is the goroutine's own input (writes through a pointer without polling), or " +
+			"returns a lone boolean after a CAS (a lost race); for counted loops and a counter that bounds the attempts.",
 		Fix: "Block on what you wait for: a channel that the other goroutine closes, a sync.Cond, a WaitGroup. Spinning is " +
 			"only worth it for nanoseconds, inside a lock implementation.",
 		Wrong: `for !done.Load() {

@@ -115,6 +115,7 @@ var ruleDirs = map[string]string{
 	"testdata/variants/flagspin":   "SD106",
 	"testdata/variants/flagyield":  "SD106",
 	"testdata/variants/helperspin": "SD106",
+	"testdata/variants/retryspin":  "SD106",
 }
 
 // kindsOf are the verdicts a rule's finding makes of its loop.
@@ -255,6 +256,40 @@ func TestCallerSpin(t *testing.T) {
 	own, err := r.At(lib, stack[0].Line)
 	if err != nil || own.Kind != NotInLoop {
 		t.Errorf("the library's line: %v %+v", err, own)
+	}
+}
+
+// TestCallerRetry: a consumer that works on what it takes and retries a
+// mutex-guarded Dequeue at once when it finds nothing is named at its
+// loop, from a sample in the library's function or in the work.
+func TestCallerRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	lib, err := filepath.Abs("testdata/mod/queue/queue.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, _ := filepath.Abs("testdata/mod/consumer/consumer.go")
+	call := lineOf(t, caller, "v, err := q.Dequeue() // SD106")
+	// The runtime commands read kinds only (NoFindings): the loop, unknown
+	// to the lenient read, still gets its package's typed load.
+	r := &Resolver{NoFindings: true}
+	if l, err := (&Resolver{NoFindings: true, NoLoad: true}).At(caller, call); err != nil || l.Kind != Unknown {
+		t.Errorf("without a load: %v %+v, want unknown (another package's call, no facts)", err, l)
+	}
+	for _, leaf := range []Frame{{lib, lineOf(t, lib, "return 0, ErrEmpty")}, {caller, lineOf(t, caller, "s += work(v)")}} {
+		stack := []Frame{leaf, {caller, call}}
+		if leaf.File == caller {
+			stack = stack[:1]
+		}
+		l, i, err := r.SpinIn(stack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Kind != AtomicSpin || l.Rule != "SD106" || l.Function != "Consume" || l.Start != call-1 || !strings.Contains(l.Detail, "retries q.Dequeue()") {
+			t.Errorf("leaf %s:%d: frame %d: %s %s in %s %d-%d (%s); want Consume's loop at line %d, SD106, naming q.Dequeue()", filepath.Base(leaf.File), leaf.Line, i, l.Kind, l.Rule, l.Function, l.Start, l.End, l.Detail, call-1)
+		}
 	}
 }
 

@@ -100,7 +100,11 @@ type Resolver struct {
 	// kind comes from reading the source, not from the analyzers, so a
 	// caller that needs only the kind (diagnose.Profile walking every frame
 	// of a profile's stacks) saves a package load per directory, which takes
-	// 5–20 s on a busy machine when the package imports net/http.
+	// 5–20 s on a busy machine when the package imports net/http. A loop
+	// whose lenient kind is Unknown (it calls another package, whose facts
+	// the lenient read lacks) still gets one typed load of its package,
+	// unless NoLoad: the retry around a library's non-blocking call is a
+	// spin only to the typed read.
 	NoFindings bool
 	// VetTool, when set, is a schedoctor binary that answers as go vet's
 	// tool (lint.IsVetTool; os.Executable() in cmd/schedoctor): the package
@@ -156,10 +160,23 @@ func (r *Resolver) At(file string, line int) (*Loop, error) {
 		return nil, err
 	}
 	loop.Path = path
-	if loop.Kind != NotInLoop && !r.NoFindings {
+	switch {
+	case loop.Kind == NotInLoop:
+	case !r.NoFindings:
 		loop.Findings, loop.Typed = r.findings(fe, loop.Start, loop.End)
 		if loop.Typed {
 			fe.retype(loop, loop.Findings)
+		}
+	case loop.Kind == Unknown && !r.NoLoad && fe.untypedCall(loop.SpinLine):
+		// The lenient read has no facts of other packages: a consumer's
+		// retry around a library's non-blocking Dequeue is unknown there.
+		// A typed load of this one package (once per directory) decides
+		// it with the library's facts; its findings are not kept. A loop
+		// unknown for a call no load resolves (an interface's method, a
+		// func value) costs no load.
+		if fs, typed := r.findings(fe, loop.Start, loop.End); typed {
+			loop.Typed = true
+			fe.retype(loop, fs)
 		}
 	}
 	return loop, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"slices"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -133,6 +134,24 @@ func (fe *fileEntry) pos(line, col int) token.Pos {
 }
 
 func (fe *fileEntry) line(p token.Pos) int { return fe.fset.Position(p).Line }
+
+// untypedCall reports whether line of the asked file holds a call whose
+// function the lenient read could not type: a function or method of a
+// package it left empty, which only a typed load can judge.
+func (fe *fileEntry) untypedCall(line int) bool {
+	found := false
+	ast.Inspect(fe.file, func(n ast.Node) bool {
+		if found || n == nil || fe.line(n.Pos()) > line || fe.line(n.End()) < line {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok && fe.line(call.Pos()) == line {
+			tv, ok := fe.info.Types[call.Fun]
+			found = !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid]
+		}
+		return !found
+	})
+	return found
+}
 
 // chain returns the nodes of the asked file whose lines include line,
 // outermost first, each inside the one before.

@@ -22,7 +22,9 @@
 //     diagnostic belongs to the innermost loop of its function that
 //     encloses the reported node. A loop with SD101 is SelectDefault;
 //     with SD106, YieldSpin when it calls runtime.Gosched and AtomicSpin
-//     otherwise; with SD102, SleepPoll; with SD104 on time.Sleep(0) or
+//     otherwise (a consumer's retry around a non-blocking take, SD106's
+//     evidence "retried call at line", is placed at that call); with
+//     SD102, SleepPoll; with SD104 on time.Sleep(0) or
 //     <-time.After(0), YieldSpin, on any other timer TimerPerIter. When
 //     several apply, the first of that list wins: a spin costs more than
 //     a dropped timer.

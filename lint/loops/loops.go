@@ -312,6 +312,20 @@ func (j *judge) fromRule(loop ast.Stmt, node ast.Node, rep evidence.Report, ev [
 			v.Detail = fmt.Sprintf("%s at line %d makes a timer every iteration", what, line)
 		}
 	case "SD106":
+		if at, ok := evidenceValue(ev, spinwait.RetriedCallLine); ok {
+			// A consumer's retry around a non-blocking call: the spin
+			// is the path that found nothing, at the call.
+			v.Kind = AtomicSpin
+			if j.yields(loop) {
+				v.Kind = YieldSpin // runtime.Gosched on the idle path does not park
+			}
+			v.Detail = fmt.Sprintf("retries the call at line %d at once when it finds nothing, with nothing that blocks on that path", int(at))
+			if call := j.callAtLine(loop, int(at)); call != nil {
+				v.At = call.Pos()
+				v.Detail = fmt.Sprintf("retries %s at line %d at once when it finds nothing, with nothing that blocks on that path", types.ExprString(call.Fun)+"()", int(at))
+			}
+			break
+		}
 		j.spinDetail(v, loop)
 	default:
 		return nil
@@ -385,6 +399,40 @@ func (j *judge) spinDetail(v *Verdict, loop ast.Stmt) {
 		v.Kind = AtomicSpin
 		v.Detail = fmt.Sprintf("re-reads shared state in lines %d–%d with nothing that blocks or yields", j.line(loop.Pos()), j.line(loop.End()))
 	}
+}
+
+// yields reports whether loop calls runtime.Gosched (not in a closure).
+func (j *judge) yields(loop ast.Stmt) bool {
+	found := false
+	ast.Inspect(loop, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok || found {
+			return false
+		}
+		if c, ok := n.(*ast.CallExpr); ok && astutil.ClassifyCall(j.info, c) == astutil.Yield {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// callAtLine returns the first call of loop's body on line (not in a
+// closure), or nil.
+func (j *judge) callAtLine(loop ast.Stmt, line int) *ast.CallExpr {
+	var found *ast.CallExpr
+	ast.Inspect(loop, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if c, ok := n.(*ast.CallExpr); ok && j.line(c.Pos()) == line {
+			found = c
+		}
+		return true
+	})
+	return found
 }
 
 // funcName is how a detail names fn: "crypto/sha256.Sum256" for a

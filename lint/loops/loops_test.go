@@ -59,6 +59,38 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
+// TestRetryDetail checks the verdict of a consumer's retry around a
+// non-blocking call: it names the call and points at its line.
+func TestRetryDetail(t *testing.T) {
+	res := analysistest.Run(t, analysistest.TestData(), loops.Analyzer, "loops")
+	pass := res[0].Pass
+	for _, v := range res[0].Result.(*loops.Result).All() {
+		fd := enclosingFunc(pass.Files, v.Loop)
+		if fd != "consume" {
+			continue
+		}
+		if !strings.Contains(v.Detail, "retries q.Dequeue() at line") {
+			t.Errorf("detail %q does not name the retried call", v.Detail)
+		}
+		if got, want := pass.Fset.Position(v.At).Line, pass.Fset.Position(v.Loop.Pos()).Line+1; got != want {
+			t.Errorf("verdict at line %d, want the call's line %d", got, want)
+		}
+		return
+	}
+	t.Error("no verdict for consume's loop")
+}
+
+func enclosingFunc(files []*ast.File, n ast.Node) string {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= n.Pos() && n.End() <= fd.End() {
+				return fd.Name.Name
+			}
+		}
+	}
+	return ""
+}
+
 func TestBest(t *testing.T) {
 	timer := &loops.Verdict{Kind: loops.TimerPerIter, Rule: "SD104"}
 	spin := &loops.Verdict{Kind: loops.SelectDefault, Rule: "SD101"}

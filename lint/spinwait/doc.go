@@ -50,6 +50,41 @@
 // counters) is reported with the fix of sleeping until the deadline.
 // It also reports for {} and for true {}, with the fix select {}.
 //
+// It also reports, at the caller's loop, a consumer's retry around a
+// non-blocking take:
+//
+//	for {
+//		v := q.Dequeue() // returns nil at once when the queue is empty
+//		if v == nil {
+//			continue
+//		}
+//		work(v)
+//	}
+//
+// The path that found an item works, so the loop as a whole is no flag
+// spin; the path that found nothing goes round again at once and holds a
+// core for as long as the queue stays empty. The call is one whose
+// lint/blocking facts say it never blocks and polls shared state (a
+// lock-free pop), or whose only wait is a mutex it takes and releases
+// itself (a pop under the queue's lock, Fact.Locks); the facts of
+// another package flow in as go vet's facts do. Its result is tested for
+// nothing (v == nil, err != nil, !ok, ok == false, a false result of the
+// call itself, a switch case on those; if v, ok := q.Pop(); ok { ... }
+// with no else, or with an else that continues), and that path runs
+// nothing but stop checks that leave (if stop.Load() { return }, a select
+// with a default whose cases return), runtime.Gosched or a counter,
+// before a continue of this loop or the end of the body. It is silent
+// when that path sleeps (a short sleep is sleeppoll's SD102, a long one
+// a real backoff), blocks (a channel receive, a select without default,
+// cond.Wait, a blocking call), works, returns or breaks (a drain loop);
+// when the call may block or is unknown (an interface method, a func
+// value, another package read without its facts, as lint/inspect's
+// lenient read does: a miss, never a guess), or only writes through a
+// pointer without polling (the goroutine's own input); when the call's
+// only result is a boolean and it runs a CAS (false is a lost race:
+// contention, not a wait); and for counted loops and loops whose exits
+// read a counter the loop steps (a bounded number of attempts).
+//
 // It stays silent when an atomic write or CAS runs on every iteration
 // (retry until my CAS wins: each failure means another goroutine won; a
 // CAS spinlock is such a loop), when every path that goes round again has

@@ -86,17 +86,12 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 			return false
 		})
 	}
-	if s.bad || s.progress || (!s.shared && s.yields == 0) {
-		return
-	}
-	// A counter that decides when the loop ends is a bound, not a tally
-	// (one that only paces the yields, spins%100 == 0, is a tally).
-	for obj := range s.incs {
-		if s.bounds[obj] {
-			return
+	if !s.flagSpin(f) {
+		// Not a wait on a flag as a whole; the path that found nothing
+		// in a consumer's loop may still be one.
+		if r, ok := s.retrySpin(f); ok {
+			reportRetry(pass, res, f, r, facts)
 		}
-	}
-	if s.swapsEveryRound(f) {
 		return
 	}
 	// The cost is as long as the wait, which the code does not show: a
@@ -126,6 +121,22 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	}
 	analysisutil.Report(pass, res, rule, f,
 		fmt.Sprintf("loop spins %s%s; unless the wait is always a few instructions, block on a channel, sync.Cond or WaitGroup instead", what, hold), ev)
+}
+
+// flagSpin reports whether the walked loop, as a whole, waits on shared
+// state or yields, with nothing that blocks, works or advances.
+func (s *spin) flagSpin(f *ast.ForStmt) bool {
+	if s.bad || s.progress || (!s.shared && s.yields == 0) {
+		return false
+	}
+	// A counter that decides when the loop ends is a bound, not a tally
+	// (one that only paces the yields, spins%100 == 0, is a tally).
+	for obj := range s.incs {
+		if s.bounds[obj] {
+			return false
+		}
+	}
+	return !s.swapsEveryRound(f)
 }
 
 // swapsEveryRound reports whether every path that goes round the loop
@@ -756,6 +767,8 @@ type spin struct {
 	// loop: its own, and those of ifs whose branch always leaves.
 	bounds map[types.Object]bool
 	helper *types.Func // a never-blocking helper the loop waits on
+	// counters are the variables the loop steps (retrySpin).
+	counters map[types.Object]bool
 	// awaiting holds the compare-and-swaps from a fixed state that the
 	// loop retries blindly (awaitedStates): waits, not retries.
 	awaiting map[*ast.CallExpr]bool

@@ -17,6 +17,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -186,6 +187,99 @@ func cooperative(stop *atomic.Bool) {
 	}
 }
 
+// fifo is a queue under its own mutex, written as goconcurrentqueue's
+// FIFO is: Dequeue takes the lock, and when the queue is empty returns at
+// once with an error; DequeueWait parks on a sync.Cond until an item comes
+// or the queue is closed.
+type fifo struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	items  [][]byte
+	closed bool
+}
+
+var errEmpty = errors.New("empty queue")
+
+func newFIFO() *fifo {
+	q := &fifo{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *fifo) Enqueue(v []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items = append(q.items, v)
+	q.cond.Signal()
+}
+
+func (q *fifo) Dequeue() ([]byte, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return nil, errEmpty
+	}
+	v := q.items[0]
+	q.items = q.items[1:]
+	return v, nil
+}
+
+func (q *fifo) DequeueWait() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.items) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.items) == 0 {
+		return nil, false
+	}
+	v := q.items[0]
+	q.items = q.items[1:]
+	return v, true
+}
+
+func (q *fifo) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+}
+
+// retryPop is a consumer that works on each item and retries the
+// non-blocking Dequeue at once when the queue is empty: the spin is the
+// path that found nothing, in this loop, not in the queue's code.
+func retryPop(q *fifo, stop *atomic.Bool) {
+	for !stop.Load() { // variant:spin SD106
+		v, err := q.Dequeue()
+		if err != nil {
+			continue
+		}
+		sink = sha256.Sum256(v)
+	}
+}
+
+// waitPop is its blocking twin: DequeueWait parks until an item comes.
+func waitPop(q *fifo, stop *atomic.Bool) {
+	for !stop.Load() { // variant:quiet
+		v, ok := q.DequeueWait()
+		if !ok {
+			continue
+		}
+		sink = sha256.Sum256(v)
+	}
+}
+
+// produce adds an item every millisecond until stop.
+func produce(q *fifo, stop *atomic.Bool) {
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for !stop.Load() {
+		<-t.C
+		q.Enqueue(make([]byte, 256))
+	}
+	q.Close()
+}
+
 func main() {
 	flag.Parse()
 	if *pprofAddr != "" {
@@ -272,6 +366,17 @@ func main() {
 		run(func() { slowPoll(&stop) })
 	case "cooperative":
 		run(func() { cooperative(&stop) })
+	case "retryPop", "waitPop":
+		// The producer is its own go statement, as in real programs:
+		// the trace groups goroutines by where they were created.
+		q := newFIFO()
+		wg.Add(1)
+		go func() { defer wg.Done(); produce(q, &stop) }()
+		if *shape == "retryPop" {
+			run(func() { retryPop(q, &stop) })
+		} else {
+			run(func() { waitPop(q, &stop) })
+		}
 	default:
 		fmt.Fprintf(os.Stderr, "unknown -shape %q\n", *shape)
 		os.Exit(2)

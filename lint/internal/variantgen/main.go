@@ -1,7 +1,8 @@
 // Command variantgen writes the variant corpus of the code rules:
 // lint/testdata/variants/<shape>/<shape>.go, one package per waiting shape
 // (a select-default spin, a select-default send, an atomic-flag spin with
-// and without runtime.Gosched, a spin through a helper, a sleep poll with
+// and without runtime.Gosched, a spin through a helper, a consumer's retry
+// around a non-blocking take, a sleep poll with
 // and without a lock, a timer per iteration, a ticker leak), each with the
 // variants real code writes and as many close negatives.
 //
@@ -154,6 +155,7 @@ const preamble = `
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"net/http"
 	"runtime"
 	"sync"
@@ -181,6 +183,7 @@ type server struct {
 	queue  []int
 	ticker *time.Ticker
 	idle   time.Duration
+	lf     lfq
 	sync.Mutex
 }
 
@@ -243,6 +246,67 @@ func (s *server) lockedLen() int {
 }
 func (s *server) take() (int, bool) { return s.lockedPop() }
 
+// dequeue takes the queue's mutex and returns errEmpty when there is
+// nothing; popFrom, tryPopInto and the generic tryPop do the same with a
+// boolean; waitPop blocks until there is an item.
+var errEmpty = errors.New("empty")
+
+func (s *server) dequeue() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return 0, errEmpty
+	}
+	v := s.queue[0]
+	s.queue = s.queue[1:]
+	return v, nil
+}
+func popFrom(s *server) (int, bool) { return s.lockedPop() }
+func (s *server) tryPopInto(v *int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return false
+	}
+	*v = s.queue[0]
+	s.queue = s.queue[1:]
+	return true
+}
+func (s *server) waitPop() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		s.cond.Wait()
+	}
+	return s.pop()
+}
+func (b *box[T]) tryPop() (T, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var zero T
+	if len(b.queue) == 0 {
+		return zero, false
+	}
+	v := b.queue[0]
+	b.queue = b.queue[1:]
+	return v, true
+}
+
+// lfq is a lock-free stack: pop tries one compare-and-swap and returns nil
+// when the stack is empty (or another goroutine's pop came first).
+type lfq struct{ head atomic.Pointer[list] }
+
+func (q *lfq) pop() *list {
+	h := q.head.Load()
+	if h == nil {
+		return nil
+	}
+	if !q.head.CompareAndSwap(h, h.next) {
+		return nil
+	}
+	return h
+}
+
 // randomTimeout makes a new timer on every call.
 func randomTimeout(d time.Duration) <-chan time.Time { return time.After(d + d/2) }
 
@@ -299,5 +363,5 @@ func params(a, b string) string {
 }
 
 func shapes() []shape {
-	return []shape{selectSpin(), selectSend(), flagSpin(false), flagSpin(true), helperSpin(), sleepPoll(), lockPoll(), timerLoop(), tickerLeak()}
+	return []shape{selectSpin(), selectSend(), flagSpin(false), flagSpin(true), helperSpin(), retrySpin(), sleepPoll(), lockPoll(), timerLoop(), tickerLeak()}
 }

@@ -1851,3 +1851,394 @@ for ctx.Err() == nil {
 	)
 	return sh
 }
+
+// retrySpin is a consumer that takes from a queue with a call that never
+// waits for work (a lock-free pop, a pop under the queue's own mutex) and,
+// when the call finds nothing, goes round again at once: the path that
+// found an item works, the path that found nothing spins. The take is a
+// method, a function, a generic type's method, a wrapper; the test is a
+// nil, an error, !ok, a false result, a switch; the stop check an atomic
+// or a select default.
+func retrySpin() shape {
+	sh := shape{dir: "retryspin", name: "Retry", rule: "SD106", want: "loop retries .* at once when it finds nothing",
+		doc: "a consumer's retry loop around a non-blocking take, going round at once when it finds nothing (SD106)."}
+	// take spells the call and the test that finds nothing.
+	type take struct{ name, recv, call, vars, empty, item string }
+	takes := []take{
+		{"Method", "s *server", "s.lockedPop()", "v, ok", "!ok", "v"},
+		{"Wrapper", "s *server", "s.take()", "v, ok", "!ok", "v"},
+		{"Func", "s *server", "popFrom(s)", "v, ok", "!ok", "v"},
+		{"Err", "s *server", "s.dequeue()", "v, err", "err != nil", "v"},
+		{"Generic", "b *box[T]", "b.tryPop()", "v, ok", "!ok", "v"},
+		{"LockFree", "s *server", "s.lf.pop()", "n", "n == nil", "n.v"},
+		{"OkFalse", "s *server", "s.lockedPop()", "v, ok", "ok == false", "v"},
+	}
+	for _, tk := range takes {
+		sh.pos = append(sh.pos, variant{tk.name, tk.recv, "", `for { WANT
+	` + tk.vars + ` := ` + tk.call + `
+	if ` + tk.empty + ` {
+		continue
+	}
+	sink = ` + tk.item + `
+}`})
+	}
+	sh.pos = append(sh.pos,
+		variant{"StopAtomic", "s *server", "", `for !s.closed.Load() { WANT
+	v, err := s.dequeue()
+	if err != nil {
+		continue
+	}
+	sink = sha256.Sum256(buf[:v%8])
+}`},
+		variant{"StopSelect", "s *server", "", `for { WANT
+	n := s.lf.pop()
+	if n == nil {
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+		continue
+	}
+	sink = sha256.Sum256(buf[:n.v%8])
+}`},
+		variant{"StopCheckFirst", "s *server", "", `for { WANT
+	if s.closed.Load() {
+		return
+	}
+	v, ok := s.take()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		variant{"StopCtx", "s *server", "ctx context.Context", `for ctx.Err() == nil { WANT
+	v, ok := s.lockedPop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		variant{"IfInitElse", "s *server", "", `for { WANT
+	if v, ok := s.lockedPop(); ok {
+		sink = v
+	} else {
+		continue
+	}
+}`},
+		variant{"IfInitNilElse", "s *server", "", `for { WANT
+	if n := s.lf.pop(); n != nil {
+		sink = n.v
+	} else {
+		continue
+	}
+}`},
+		variant{"FallsOff", "s *server", "", `for { WANT
+	if v, ok := s.take(); ok {
+		sink = v
+	}
+}`},
+		variant{"FallsOffErr", "s *server", "", `for !s.closed.Load() { WANT
+	if v, err := s.dequeue(); err == nil {
+		sink = v
+	}
+}`},
+		variant{"BoolOut", "s *server", "", `var v int
+for { WANT
+	if !s.tryPopInto(&v) {
+		continue
+	}
+	sink = v
+}`},
+		variant{"SwitchErr", "s *server", "", `for { WANT
+	switch v, err := s.dequeue(); {
+	case err != nil:
+		continue
+	default:
+		sink = v
+	}
+}`},
+		variant{"SwitchNil", "s *server", "", `for { WANT
+	switch n := s.lf.pop(); n {
+	case nil:
+		continue
+	default:
+		sink = n.v
+	}
+}`},
+		variant{"Labeled", "s *server", "", `consume:
+for { WANT
+	v, ok := s.lockedPop()
+	if !ok {
+		continue consume
+	}
+	sink = v
+}`},
+		variant{"Gosched", "s *server", "", `for { WANT
+	v, ok := s.lockedPop()
+	if !ok {
+		runtime.Gosched()
+		continue
+	}
+	sink = v
+}`},
+		variant{"Misses", "s *server", "", `misses := 0
+for { WANT
+	v, ok := s.lockedPop()
+	if !ok {
+		misses++
+		continue
+	}
+	sink = v
+}`},
+		variant{"Closure", "s *server", "", `go func() {
+	for { WANT
+		n := s.lf.pop()
+		if n == nil {
+			continue
+		}
+		sink = n.v
+	}
+}()`},
+		variant{"GenericStop", "b *box[T]", "", `for !b.ready.Load() { WANT
+	v, ok := b.tryPop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+	)
+	sh.neg = []variant{
+		{"SleepLong", "s *server", "", `for {
+	v, ok := s.lockedPop()
+	if !ok {
+		time.Sleep(time.Millisecond)
+		continue
+	}
+	sink = v
+}`},
+		{"SleepLongErr", "s *server", "", `for {
+	v, err := s.dequeue()
+	if err != nil {
+		time.Sleep(5 * time.Millisecond)
+		continue
+	}
+	sink = v
+}`},
+		{"BlockChannel", "s *server", "", `for {
+	v, ok := s.lockedPop()
+	if !ok {
+		<-s.wake
+		continue
+	}
+	sink = v
+}`},
+		{"BlockSelect", "s *server", "", `for {
+	n := s.lf.pop()
+	if n == nil {
+		select {
+		case <-s.wake:
+		case <-s.done:
+			return
+		}
+		continue
+	}
+	sink = n.v
+}`},
+		{"BlockCond", "s *server", "", `for {
+	v, ok := s.take()
+	if !ok {
+		s.mu.Lock()
+		s.cond.Wait()
+		s.mu.Unlock()
+		continue
+	}
+	sink = v
+}`},
+		{"BlockTicker", "s *server", "", `for {
+	v, err := s.dequeue()
+	if err != nil {
+		<-s.ticker.C
+		continue
+	}
+	sink = v
+}`},
+		{"BlockingCall", "s *server", "", `for {
+	v, ok := s.waitPop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		{"Counted", "s *server", "", `for i := 0; i < 3; i++ {
+	v, ok := s.lockedPop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		{"Tries", "s *server", "", `tries := 0
+for {
+	v, ok := s.lockedPop()
+	if !ok {
+		tries++
+		if tries > 3 {
+			return
+		}
+		continue
+	}
+	sink = v
+}`},
+		{"TriesCond", "s *server", "", `tries := 0
+for tries < 3 {
+	v, err := s.dequeue()
+	if err != nil {
+		tries++
+		continue
+	}
+	sink = v
+}`},
+		{"DrainBreak", "s *server", "", `for {
+	v, ok := s.lockedPop()
+	if !ok {
+		break
+	}
+	sink = v
+}`},
+		{"DrainReturn", "s *server", "", `for {
+	n := s.lf.pop()
+	if n == nil {
+		return
+	}
+	sink = n.v
+}`},
+		{"DrainElse", "s *server", "", `for {
+	if v, ok := s.take(); ok {
+		sink = v
+	} else {
+		return
+	}
+}`},
+		{"DrainSwitch", "s *server", "", `for {
+	switch v, err := s.dequeue(); {
+	case err != nil:
+		return
+	default:
+		sink = v
+	}
+}`},
+		{"LostCAS", "s *server", "", `for {
+	if !s.tryIncr() {
+		continue
+	}
+	count++
+}`},
+		{"IdleWorks", "s *server", "", `for {
+	v, ok := s.lockedPop()
+	if !ok {
+		sink = sha256.Sum256(buf)
+		continue
+	}
+	sink = v
+}`},
+		{"Range", "s *server", "items []int", `for range items {
+	v, ok := s.lockedPop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		{"LockForEffect", "s *server", "", `for {
+	s.mu.Lock()
+	s.queue = s.queue[:0]
+	s.mu.Unlock()
+	if s.closed.Load() {
+		return
+	}
+}`},
+		{"ReadError", "", "r *http.Request", `for {
+	n, err := r.Body.Read(buf)
+	if err != nil {
+		continue
+	}
+	sink = n
+}`},
+		{"FuncValue", "s *server", "", `pop := func() (int, bool) { return s.lockedPop() }
+for {
+	v, ok := pop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		{"OwnQueue", "s *server", "", `for {
+	v, ok := s.pop()
+	if !ok {
+		continue
+	}
+	sink = v
+}`},
+		{"WaitsAfter", "s *server", "", `for {
+	if v, ok := s.lockedPop(); ok {
+		sink = v
+		continue
+	}
+	<-s.wake
+}`},
+		{"SelectCtx", "s *server", "ctx context.Context", `for {
+	v, ok := s.take()
+	if !ok {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		}
+		continue
+	}
+	sink = v
+}`},
+		{"GenericWait", "b *box[T]", "", `for {
+	v, ok := b.tryPop()
+	if !ok {
+		<-b.done
+		continue
+	}
+	sink = v
+}`},
+		{"ClosureBlocking", "s *server", "", `go func() {
+	for {
+		n := s.lf.pop()
+		if n == nil {
+			<-s.wake
+			continue
+		}
+		sink = n.v
+	}
+}()`},
+		{"LabeledBreak", "s *server", "", `consume:
+for {
+	v, ok := s.lockedPop()
+	if !ok {
+		break consume
+	}
+	sink = v
+}`},
+		{"BoolOutWait", "s *server", "", `var v int
+for {
+	if !s.tryPopInto(&v) {
+		<-s.wake
+		continue
+	}
+	sink = v
+}`},
+		{"WaitGroup", "s *server", "wg *sync.WaitGroup", `for {
+	v, ok := s.lockedPop()
+	if !ok {
+		wg.Wait()
+		continue
+	}
+	sink = v
+}`},
+	}
+	return sh
+}

@@ -7,6 +7,7 @@ package lockpoll
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"net/http"
 	"runtime"
 	"sync"
@@ -38,6 +39,7 @@ type server struct {
 	queue  []int
 	ticker *time.Ticker
 	idle   time.Duration
+	lf     lfq
 	sync.Mutex
 }
 
@@ -99,6 +101,67 @@ func (s *server) lockedLen() int {
 	return len(s.queue)
 }
 func (s *server) take() (int, bool) { return s.lockedPop() }
+
+// dequeue takes the queue's mutex and returns errEmpty when there is
+// nothing; popFrom, tryPopInto and the generic tryPop do the same with a
+// boolean; waitPop blocks until there is an item.
+var errEmpty = errors.New("empty")
+
+func (s *server) dequeue() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return 0, errEmpty
+	}
+	v := s.queue[0]
+	s.queue = s.queue[1:]
+	return v, nil
+}
+func popFrom(s *server) (int, bool) { return s.lockedPop() }
+func (s *server) tryPopInto(v *int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return false
+	}
+	*v = s.queue[0]
+	s.queue = s.queue[1:]
+	return true
+}
+func (s *server) waitPop() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		s.cond.Wait()
+	}
+	return s.pop()
+}
+func (b *box[T]) tryPop() (T, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var zero T
+	if len(b.queue) == 0 {
+		return zero, false
+	}
+	v := b.queue[0]
+	b.queue = b.queue[1:]
+	return v, true
+}
+
+// lfq is a lock-free stack: pop tries one compare-and-swap and returns nil
+// when the stack is empty (or another goroutine's pop came first).
+type lfq struct{ head atomic.Pointer[list] }
+
+func (q *lfq) pop() *list {
+	h := q.head.Load()
+	if h == nil {
+		return nil
+	}
+	if !q.head.CompareAndSwap(h, h.next) {
+		return nil
+	}
+	return h
+}
 
 // randomTimeout makes a new timer on every call.
 func randomTimeout(d time.Duration) <-chan time.Time { return time.After(d + d/2) }

@@ -2,7 +2,11 @@
 // blocks, and returns false at once when the ring is empty.
 package queue
 
-import "sync/atomic"
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
 
 type Ring struct {
 	head, tail atomic.Uint64
@@ -29,4 +33,31 @@ func (q *Ring) Enqueue(v int) bool {
 	q.buf[t%uint64(len(q.buf))] = v
 	q.tail.Store(t + 1)
 	return true
+}
+
+// ErrEmpty is what FIFO.Dequeue returns on an empty queue.
+var ErrEmpty = errors.New("empty queue")
+
+// FIFO is a slice under a mutex: Dequeue takes the lock and returns
+// ErrEmpty at once when there is nothing.
+type FIFO struct {
+	mu    sync.Mutex
+	items []int
+}
+
+func (q *FIFO) Enqueue(v int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.items = append(q.items, v)
+}
+
+func (q *FIFO) Dequeue() (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return 0, ErrEmpty // the library's own code: no loop
+	}
+	v := q.items[0]
+	q.items = q.items[1:]
+	return v, nil
 }

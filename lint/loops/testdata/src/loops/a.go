@@ -63,6 +63,30 @@ func next(q *ring.Ring) int {
 	}
 }
 
+// consume works on what it takes and retries the take at once when the
+// ring is empty: the spin is the path that found nothing.
+func consume(q *ring.Ring, stop *atomic.Bool) {
+	for !stop.Load() { // loop: atomic-spin SD106
+		v, ok := q.Dequeue()
+		if !ok {
+			continue
+		}
+		sink = sha256.Sum256([]byte{byte(v)})
+	}
+}
+
+// consumeYield yields when the ring is empty: a yield spin.
+func consumeYield(q *ring.Ring) {
+	for { // loop: yield-spin SD106
+		v, ok := q.Dequeue()
+		if !ok {
+			runtime.Gosched()
+			continue
+		}
+		sink = sha256.Sum256([]byte{byte(v)})
+	}
+}
+
 func yield(ready *atomic.Bool) {
 	for !ready.Load() { // loop: yield-spin SD106
 		runtime.Gosched()
