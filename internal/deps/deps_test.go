@@ -9,17 +9,18 @@ import (
 )
 
 // layers is the table of which package of the module may import which, in
-// the notation of Go's own go/build/deps_test.go. It is copied verbatim into
-// docs/HACKING.md (TestHackingShowsLayers keeps the copy exact).
-//
-// Notation: "a, b < c, d;" lets c and d import a and b and everything that a
-// and b may import. A rule may chain: "a < b < c;" lets b import a, and c
-// import b and a. Every name left of a "<" must have been placed by an
-// earlier rule (NONE stands for nothing), and no name is placed twice, so
-// the table cannot allow a cycle. Names are import paths relative to the
-// module; UPPER-CASE names are layers, which stand for everything they may
-// import and are not packages. "#" starts a comment.
+// the notation of Go's own go/build/deps_test.go, explained at its top. It
+// is copied verbatim into docs/HACKING.md, with testArrows after it
+// (TestHackingShowsLayers keeps the copy exact). Every name left of a "<"
+// must have been placed by an earlier rule and no name is placed twice, so
+// the table cannot allow a cycle.
 const layers = `
+# "a, b < c, d;" lets c and d import a and b and everything a and b may
+# import; "a < b < c;" lets b import a, and c import b and a. A name is
+# an import path relative to the module; an UPPER-CASE name is a layer,
+# which stands for everything it may import; NONE is nothing. A rule may
+# use only names placed by the rules above it.
+
 # Helpers that import nothing of the module: escaping and layout for the
 # terminal, bounded reads of untrusted input, the one HTTP GET, the one
 # file writer, an input's kind from its first bytes, cgroup files,
@@ -143,22 +144,15 @@ NONE < internal/deps;
 
 // testArrows are the imports that only test files make beyond what the
 // table lets their package import (besides the package itself and
-// TESTING). Each is listed with its reason; one that no test makes any
-// more fails the test, so the list only shrinks.
+// TESTING), each with its reason. One that no test makes any more fails
+// the test, so the list only shrinks.
 var testArrows = []arrow{
-	// sweep's golden tests render the summary as the CLI does, in text
-	// and JSON, to check what a user sees.
-	{from: "sweep", to: "report"},
-	// The monitor's tests run it with the trace diagnosis wired in,
-	// from the external test package live_test.
-	{from: "live", to: "live/livetrace"},
-	// labtest keeps a copy of sweep/proc's /proc/stat reader (an import
-	// would make a cycle in sweep/proc's tests); its test checks the
-	// copies agree.
-	{from: "internal/labtest", to: "sweep/proc"},
+	{"sweep", "report", "sweep's golden tests render the summary in text and JSON as the CLI does"},
+	{"live", "live/livetrace", "live_test runs the monitor with the trace diagnosis wired in"},
+	{"internal/labtest", "sweep/proc", "labtest's copy of sweep/proc's /proc/stat reader is checked against the original"},
 }
 
-type arrow struct{ from, to string }
+type arrow struct{ from, to, why string }
 
 // policy is the parsed table: for every name, what it may import.
 type policy struct {
@@ -281,9 +275,9 @@ func check(p *policy, arrows []arrow, g graph) []error {
 			errs = append(errs, fmt.Errorf("the table places %s, which is not a package of the module: remove or rename it", n))
 		}
 	}
-	extra := map[arrow]bool{}
+	extra := map[[2]string]bool{}
 	for _, a := range arrows {
-		extra[a] = false
+		extra[[2]string{a.from, a.to}] = false
 	}
 	for _, e := range g.edges {
 		if p.allowed[e.from] == nil || e.from == e.to || p.may(e.from, e.to) {
@@ -293,8 +287,8 @@ func check(p *policy, arrows []arrow, g graph) []error {
 			if p.may("TESTING", e.to) {
 				continue
 			}
-			if _, ok := extra[arrow{e.from, e.to}]; ok {
-				extra[arrow{e.from, e.to}] = true
+			if _, ok := extra[[2]string{e.from, e.to}]; ok {
+				extra[[2]string{e.from, e.to}] = true
 				continue
 			}
 			errs = append(errs, fmt.Errorf("%s: a test of %s imports %s, which the table does not allow (tests may import what %s may, and TESTING; %s may import %s)",
@@ -305,7 +299,7 @@ func check(p *policy, arrows []arrow, g graph) []error {
 			e.file, e.from, e.to, e.from, p.importsOf(e.from)))
 	}
 	for _, a := range arrows {
-		if !extra[a] {
+		if !extra[[2]string{a.from, a.to}] {
 			errs = append(errs, fmt.Errorf("no test of %s imports %s any more: remove the arrow from testArrows", a.from, a.to))
 		}
 	}
