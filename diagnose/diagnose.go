@@ -1,5 +1,5 @@
 // Package diagnose is the one place where evidence from several sources is
-// joined (DESIGN.md): a runtime source's hot line is read in the source code
+// joined: a runtime source's hot line is read in the source code
 // (lint/inspect) so that "selectgo at 0.95 cores under main.go:37" becomes
 // "a select with a default spins at main.go:37", and findings that share a
 // cause are reported once with every source's evidence.

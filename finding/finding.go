@@ -103,7 +103,7 @@ type Finding struct {
 	Sources []string
 }
 
-// findingJSON is the wire form of the JSON contract in DESIGN.md: name and url
+// findingJSON is the wire form of the JSON contract (docs/contract.md): name and url
 // come from the catalog so that every consumer sees them without a lookup.
 type findingJSON struct {
 	Rule      string     `json:"rule"`

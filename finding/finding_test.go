@@ -12,8 +12,8 @@ func TestCatalogValid(t *testing.T) {
 	}
 }
 
-// TestCatalogCoversDesign checks that every rule of DESIGN.md's initial
-// catalog is present: IDs are a contract and are never dropped.
+// TestCatalogCoversDesign checks that every rule of the catalog as first
+// designed is present: IDs are a contract and are never dropped.
 func TestCatalogCoversDesign(t *testing.T) {
 	var want []string
 	for _, r := range []struct{ from, to int }{{101, 106}, {201, 209}, {301, 309}, {401, 408}, {501, 502}, {601, 608}, {701, 704}} {

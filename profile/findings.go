@@ -323,7 +323,7 @@ func (a *analysis) busyWait() {
 // preempt is SD208. A large asyncPreempt share is what GOMAXPROCS above the
 // CPUs looks like: on a quiet 2-CPU machine, GOMAXPROCS=8 gave 19.5–20.2%
 // and GOMAXPROCS=2 under 1% (docs/profile.md). A machine crowded by other
-// processes looks the same (one healthy run in 13 showed 25%, RUNTIME-FACTS),
+// processes looks the same (one healthy run in 13 showed 25% on such a machine),
 // and then the finding is true of the CPUs the process really gets. A
 // warning needs PreemptAlone in a single profile, or Preempt.Share in each
 // of several profiles; otherwise the finding is info and asks for

@@ -1,5 +1,5 @@
 // Package report renders findings: text for people, JSON for tools (the
-// contract in DESIGN.md), SARIF 2.1.0 for code-scanning UIs.
+// contract in docs/contract.md), SARIF 2.1.0 for code-scanning UIs.
 //
 // Renderers know the finding model and nothing of the sources: a source's
 // figures travel in Report.Summary, marshalled to JSON as they are, and shown

@@ -1,6 +1,6 @@
 // Package cli is the schedoctor command line: one FlagSet per subcommand,
 // the output flags every diagnosing subcommand shares, and the exit-code
-// contract of DESIGN.md (0 clean, 1 findings at or above -fail, 2 usage or
+// contract (docs/contract.md: 0 clean, 1 findings at or above -fail, 2 usage or
 // input error). cmd/schedoctor only calls Run.
 //
 // Each subcommand lives in its own file and registers itself in init, so
@@ -75,7 +75,7 @@ func (e *Env) getenv(k string) string {
 type command struct {
 	name  string
 	short string // one line in the list of commands
-	order int    // position in the list: layers in DESIGN.md order
+	order int    // position in the list: the layers from the code outwards
 	run   func(ctx context.Context, e *Env, args []string) int
 }
 

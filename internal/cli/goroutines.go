@@ -21,8 +21,8 @@ func init() {
 	register(&command{name: "goroutines", short: "leaks in goroutine dumps and the leak profile (SD701); lock queues in mutex/block profiles (SD309)", order: 25, run: runGoroutines})
 }
 
-// sourceGoroutines names this command's reports. The catalog has no Source
-// constant for it yet; the string is the one DESIGN.md lists.
+// sourceGoroutines names this command's reports (the sources are listed in
+// docs/contract.md).
 const sourceGoroutines = finding.SourceGoroutines
 
 // goroutinesSummary is the JSON summary: either part is absent when no

@@ -173,7 +173,7 @@ func isHTML(text []byte) bool {
 }
 
 // jsonKind reads the first key of a JSON object: schedoctor's reports and
-// the live monitor's both start with "source" (DESIGN.md's contract).
+// the live monitor's both start with "source" (docs/contract.md).
 func jsonKind(text []byte) Kind {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	tok, err := dec.Token()

@@ -5,9 +5,9 @@ package classify
 // classify the same way.
 //
 // The Go 1.26 names were checked against the Go 1.26.8 source. The older
-// names are not in this toolchain's source; they come from
-// RUNTIME-FACTS.md (the team's notes on each release's runtime) and from the
-// release history of the files named in Where: the 1.23 timer rewrite
+// names are not in this toolchain's source; they come from the team's notes
+// on each release's runtime and from the release history of the files named
+// in Where: the 1.23 timer rewrite
 // (runtime/time.go), the 1.24 move of sync.Mutex into internal/sync, the
 // 1.26 rename of scanobject and of the exitsyscall helpers.
 type Alias struct {
