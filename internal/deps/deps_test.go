@@ -127,7 +127,8 @@ live < internal/lab/service/labservice;
 live, live/livetrace, live/prom < live/example;
 NONE < check/internal/dumpstw, lint/internal/variantgen;
 
-# Test helpers: only tests import them, and any package's tests may.
+# Test helpers: only tests import them, and any package's tests may
+# import the packages named left of TESTING (not what they import).
 NONE < internal/golden, profile/internal/synth;
 internal/lab < internal/labtest;
 lint/internal/analysisutil < lint/internal/linttest;
@@ -157,15 +158,19 @@ type arrow struct{ from, to, why string }
 // policy is the parsed table: for every name, what it may import.
 type policy struct {
 	allowed map[string]map[string]bool
-	order   []string // names in the order the table places them
+	direct  map[string][]string // the names left of the "<" that placed a name
+	order   []string            // names in the order the table places them
 }
 
-func isLayer(name string) bool { return name == strings.ToUpper(name) }
+// isLayer reports whether name is a layer (upper case), not a package.
+func isLayer(name string) bool {
+	return name == strings.ToUpper(name) && name != strings.ToLower(name)
+}
 
 // parseLayers reads the table. It fails on a name used before it is
 // placed, a name placed twice, and a malformed rule.
 func parseLayers(text string) (*policy, error) {
-	p := &policy{allowed: map[string]map[string]bool{}}
+	p := &policy{allowed: map[string]map[string]bool{}, direct: map[string][]string{}}
 	var lines []string
 	for _, l := range strings.Split(text, "\n") {
 		if i := strings.Index(l, "#"); i >= 0 {
@@ -217,6 +222,7 @@ func parseLayers(text string) (*policy, error) {
 					}
 				}
 				p.allowed[n] = set
+				p.direct[n] = slices.DeleteFunc(slices.Clone(prev), func(l string) bool { return l == "NONE" })
 				p.order = append(p.order, n)
 			}
 			prev = names
@@ -284,7 +290,7 @@ func check(p *policy, arrows []arrow, g graph) []error {
 			continue // an unplaced package is reported once, above
 		}
 		if e.test {
-			if p.may("TESTING", e.to) {
+			if slices.Contains(p.direct["TESTING"], e.to) {
 				continue
 			}
 			if _, ok := extra[[2]string{e.from, e.to}]; ok {
@@ -367,6 +373,7 @@ func TestParseLayersRejects(t *testing.T) {
 		{"NONE < a b;", `rule "NONE < a b": "a b" is not one name (a comma missing?)`},
 		{"NONE < a, ;", `rule "NONE < a,": "" is not one name (a comma missing?)`},
 		{"NONE < NONE;", `rule "NONE < NONE": NONE cannot be placed`},
+		{"NONE < .; . < .;", `rule ". < .": . is placed twice`},
 	} {
 		_, err := parseLayers(c.text)
 		if err == nil || err.Error() != c.want {
@@ -400,6 +407,17 @@ func TestParseLayersAllows(t *testing.T) {
 	}
 	if p.may("d", "e") || p.may("e", "d") {
 		t.Error("siblings d and e may import each other")
+	}
+	if got := p.direct["f"]; !slices.Equal(got, []string{"L"}) {
+		t.Errorf("f is placed right of %v, want [L]", got)
+	}
+	if got := p.direct["a"]; len(got) != 0 {
+		t.Errorf("a is placed right of %v, want nothing", got)
+	}
+	for name, want := range map[string]bool{"L": true, "BASE": true, ".": false, "finding": false, "internal/Foo": false} {
+		if isLayer(name) != want {
+			t.Errorf("isLayer(%q) = %v", name, !want)
+		}
 	}
 }
 
@@ -442,6 +460,8 @@ func TestCheckFailsOnUpwardImport(t *testing.T) {
 			"profile/x.go: profile imports internal/golden, which the table does not allow (profile may import " + p.importsOf("profile") + ")"},
 		{"test imports the command line", plant(edge{from: "profile", to: "internal/cli", file: "profile/x_test.go", test: true}),
 			"profile/x_test.go: a test of profile imports internal/cli, which the table does not allow (tests may import what profile may, and TESTING; profile may import " + p.importsOf("profile") + ")"},
+		{"test imports what a test helper imports", plant(edge{from: "finding", to: "internal/viz", file: "finding/x_test.go", test: true}),
+			"finding/x_test.go: a test of finding imports internal/viz, which the table does not allow (tests may import what finding may, and TESTING; finding may import nothing of the module)"},
 		{"new package", graph{pkgs: append(slices.Clip(m.graph.pkgs), "trace2"), edges: m.graph.edges},
 			"package trace2 is in no layer: place it in the table in internal/deps/deps_test.go"},
 		{"package removed", graph{pkgs: slices.DeleteFunc(slices.Clone(m.graph.pkgs), func(s string) bool { return s == "sweep/stats" }), edges: m.graph.edges},
