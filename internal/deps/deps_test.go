@@ -144,8 +144,8 @@ NONE < internal/deps;
 `
 
 // testArrows are the imports that only test files make beyond what the
-// table lets their package import (besides the package itself and
-// TESTING), each with its reason. One that no test makes any more fails
+// table lets their package import (besides the package itself and the
+// test helpers left of TESTING), each with its reason. One that no test makes any more fails
 // the test, so the list only shrinks.
 var testArrows = []arrow{
 	{"sweep", "report", "sweep's golden tests render the summary in text and JSON as the CLI does"},
@@ -297,7 +297,7 @@ func check(p *policy, arrows []arrow, g graph) []error {
 				extra[[2]string{e.from, e.to}] = true
 				continue
 			}
-			errs = append(errs, fmt.Errorf("%s: a test of %s imports %s, which the table does not allow (tests may import what %s may, and TESTING; %s may import %s)",
+			errs = append(errs, fmt.Errorf("%s: a test of %s imports %s, which the table does not allow (tests may import what %s may, and the test helpers; %s may import %s)",
 				e.file, e.from, e.to, e.from, e.from, p.importsOf(e.from)))
 			continue
 		}
@@ -459,9 +459,9 @@ func TestCheckFailsOnUpwardImport(t *testing.T) {
 		{"production code imports a test helper", plant(edge{from: "profile", to: "internal/golden", file: "profile/x.go"}),
 			"profile/x.go: profile imports internal/golden, which the table does not allow (profile may import " + p.importsOf("profile") + ")"},
 		{"test imports the command line", plant(edge{from: "profile", to: "internal/cli", file: "profile/x_test.go", test: true}),
-			"profile/x_test.go: a test of profile imports internal/cli, which the table does not allow (tests may import what profile may, and TESTING; profile may import " + p.importsOf("profile") + ")"},
+			"profile/x_test.go: a test of profile imports internal/cli, which the table does not allow (tests may import what profile may, and the test helpers; profile may import " + p.importsOf("profile") + ")"},
 		{"test imports what a test helper imports", plant(edge{from: "finding", to: "internal/viz", file: "finding/x_test.go", test: true}),
-			"finding/x_test.go: a test of finding imports internal/viz, which the table does not allow (tests may import what finding may, and TESTING; finding may import nothing of the module)"},
+			"finding/x_test.go: a test of finding imports internal/viz, which the table does not allow (tests may import what finding may, and the test helpers; finding may import nothing of the module)"},
 		{"new package", graph{pkgs: append(slices.Clip(m.graph.pkgs), "trace2"), edges: m.graph.edges},
 			"package trace2 is in no layer: place it in the table in internal/deps/deps_test.go"},
 		{"package removed", graph{pkgs: slices.DeleteFunc(slices.Clone(m.graph.pkgs), func(s string) bool { return s == "sweep/stats" }), edges: m.graph.edges},
