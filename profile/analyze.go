@@ -13,8 +13,8 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/profile/classify"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Options tune Analyze. The zero value uses DefaultThresholds.
