@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 )
 
 // WriteText prints what was captured, what failed, and how the sources'
@@ -75,7 +75,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, textsafe.Lines(b.String(), width))
+	_, err := io.WriteString(w, textlayout.Lines(b.String(), width))
 	return err
 }
 

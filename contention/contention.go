@@ -53,6 +53,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sysread"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -544,7 +545,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		default:
 			line += fmt.Sprintf("%d contentions, %.3fs of waiting; %s", p.Contentions, p.DelaySecs, p.Status)
 		}
-		b.WriteString(textsafe.WrapFit("", "  ", textsafe.String(line), width))
+		b.WriteString(textlayout.WrapFit("", "  ", textsafe.String(line), width))
 	}
 	if len(s.Sites) > 0 {
 		b.WriteString("\nkind   waiters  delay      contentions  site\n")
@@ -561,7 +562,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 				site += " via " + shortFunc(st.Blocking)
 			}
 			row := fmt.Sprintf("%-6s %7s  %9.3fs  %11d  ", textsafe.String(string(st.Kind)), waiters, st.DelaySecs, st.Contentions)
-			b.WriteString(textsafe.WrapFit(row, strings.Repeat(" ", len(row)+2), textsafe.String(site), width))
+			b.WriteString(textlayout.WrapFit(row, strings.Repeat(" ", len(row)+2), textsafe.String(site), width))
 		}
 		if n := s.Total - len(s.Sites); n > 0 {
 			fmt.Fprintf(&b, "(%d smaller sites not shown)\n", n)

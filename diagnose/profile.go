@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
@@ -72,7 +73,7 @@ func (s *ProfileSummary) WriteTextWidth(w io.Writer, width int) error {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("\n" + textsafe.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
+	b.WriteString("\n" + textlayout.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
 	for _, v := range s.Loops {
 		where := fmt.Sprintf("%s:%d", filepath.Base(v.File), v.Lines[0])
 		if v.Start > 0 {
@@ -82,7 +83,7 @@ func (s *ProfileSummary) WriteTextWidth(w io.Writer, width int) error {
 		if v.Spin {
 			verdict = "SPIN"
 		}
-		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-24s %5.1f%% %6.3f  ", textsafe.String(where), v.Share, v.Cores), strings.Repeat(" ", 42),
+		b.WriteString(textlayout.Wrap(fmt.Sprintf("  %-24s %5.1f%% %6.3f  ", textsafe.String(where), v.Share, v.Cores), strings.Repeat(" ", 42),
 			textsafe.String(fmt.Sprintf("%s (%s): %s", v.Kind, verdict, v.Detail)), width))
 	}
 	_, err := io.WriteString(w, b.String())

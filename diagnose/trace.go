@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 )
@@ -49,13 +50,13 @@ func (s *TraceSummary) WriteTextWidth(w io.Writer, width int) error {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("\n" + textsafe.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
+	b.WriteString("\n" + textlayout.Wrap("", "  ", textsafe.String(s.Source.Text()), width))
 	for _, v := range s.Verdicts {
 		verdict := "not a spin"
 		if v.Spin {
 			verdict = "SPIN"
 		}
-		b.WriteString(textsafe.Wrap("  ", "      ", textsafe.String(fmt.Sprintf("%s:%d  %s  %s (%s): %s", shortPath(v.File), v.Line, v.Function, v.Kind, verdict, v.Detail)), width))
+		b.WriteString(textlayout.Wrap("  ", "      ", textsafe.String(fmt.Sprintf("%s:%d  %s  %s (%s): %s", shortPath(v.File), v.Line, v.Function, v.Kind, verdict, v.Detail)), width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Summary is the figures of one trace. It marshals to the "summary" object
@@ -658,7 +659,7 @@ func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) 
 func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	p := func(format string, args ...any) {
-		b.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf(format, args...), width))
+		b.WriteString(textlayout.Wrap("", "  ", fmt.Sprintf(format, args...), width))
 	}
 	q := textsafe.String
 	p("trace: %s, %d events, %d generations, %v", byteSize(s.Trace.Bytes), s.Trace.Events, s.Trace.Generations, s.Trace.Duration.Round(time.Millisecond))
@@ -687,7 +688,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		s.GC.Cycles, s.GC.STW.Count, s.GC.STW.Total.Round(time.Microsecond), s.GC.STWPct, s.GC.STW.Max.Round(time.Microsecond),
 		s.GC.Assist.Count, s.GC.Assist.Total.Round(time.Microsecond), s.GC.AssistPct)
 
-	table := func(t *textsafe.Table) {
+	table := func(t *textlayout.Table) {
 		b.WriteString("\n")
 		t.Write(&b, width)
 	}
@@ -698,7 +699,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		}
 		return r
 	}
-	lat := &textsafe.Table{Header: []string{"scheduling latency (runnable → running)", "count", "p50", "p90", "p99", "max"}, Right: right(6)}
+	lat := &textlayout.Table{Header: []string{"scheduling latency (runnable → running)", "count", "p50", "p90", "p99", "max"}, Right: right(6)}
 	row := func(name string, pc Percentiles) {
 		lat.Add("  "+name, fmt.Sprint(pc.Count), fmt.Sprint(dur(pc.P50)), fmt.Sprint(dur(pc.P90)), fmt.Sprint(dur(pc.P99)), fmt.Sprint(dur(pc.Max)))
 	}
@@ -709,7 +710,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	table(lat)
 
-	sites := &textsafe.Table{
+	sites := &textlayout.Table{
 		Header: []string{"goroutines by creation site", "goroutines", "running", "woken p99", "blocks", "preempts", "yields", "never blocked", "moves (M)"},
 		Short:  []string{"goroutines by creation site", "count", "running", "wake p99", "blocks", "preempt", "yields", "never-blk", "M moves"},
 		Right:  right(9),
@@ -742,7 +743,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	if len(s.Spinning) > 0 {
 		b.WriteString("\n")
 		p("goroutines that run until preempted: %.0f%% of the Ps' busy time", s.SpinPct)
-		spin := &textsafe.Table{
+		spin := &textlayout.Table{
 			Header: []string{"function", "busy", "Ps", "ended by preemption/yield", "mean stretch", "blocks", "hot line"},
 			Short:  []string{"function", "busy", "Ps", "preempted", "stretch", "blocks", "hot line"},
 			Right:  []bool{false, true, true, true, true, true, false},
@@ -757,7 +758,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		spin.Write(&b, width)
 	}
 	if len(s.GC.STWLongest) > 0 || len(s.Latency.WokenLongest) > 0 {
-		stalls := &textsafe.Table{Header: []string{"longest stalls", "duration", "at", "what"}, Short: []string{"longest stalls", "duration", "at", ""},
+		stalls := &textlayout.Table{Header: []string{"longest stalls", "duration", "at", "what"}, Short: []string{"longest stalls", "duration", "at", ""},
 			Right: []bool{false, true, true, false}, Stack: 3}
 		for _, x := range first(s.GC.STWLongest, 3) {
 			stalls.Add("  stop-the-world", fmt.Sprint(dur(x.Duration)), fmt.Sprint(x.At.Round(time.Millisecond)), q(x.What))
@@ -772,21 +773,21 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		table(stalls)
 	}
 	if len(s.Sleeps) > 0 {
-		t := &textsafe.Table{Header: []string{"sleeps by call site", "count", "per s", "repeats", "slept p50"}, Right: right(5)}
+		t := &textlayout.Table{Header: []string{"sleeps by call site", "count", "per s", "repeats", "slept p50"}, Right: right(5)}
 		for _, sl := range first(s.Sleeps, 5) {
 			t.Add("  "+locString(sl.Location), fmt.Sprint(sl.Count), fmt.Sprintf("%.0f", sl.PerS), fmt.Sprint(sl.Repeats), fmt.Sprint(dur(sl.Slept.P50)))
 		}
 		table(t)
 	}
 	if len(s.Locks) > 0 {
-		t := &textsafe.Table{Header: []string{"sync waits by call site", "count", "goroutines", "wait total", "waiting (mean)"}, Right: right(5)}
+		t := &textlayout.Table{Header: []string{"sync waits by call site", "count", "goroutines", "wait total", "waiting (mean)"}, Right: right(5)}
 		for _, l := range first(s.Locks, 5) {
 			t.Add("  "+locString(l.Location), fmt.Sprint(l.Count), fmt.Sprint(l.Goroutines), fmt.Sprint(l.Wait.Total.Round(time.Microsecond)), fmt.Sprintf("%.2f", l.Waiting))
 		}
 		table(t)
 	}
 	if len(s.Syscalls.Sites) > 0 {
-		t := &textsafe.Table{Header: []string{"syscalls by call site", "count", "without P", "p50", "p99"}, Right: right(5)}
+		t := &textlayout.Table{Header: []string{"syscalls by call site", "count", "without P", "p50", "p99"}, Right: right(5)}
 		for _, sc := range first(s.Syscalls.Sites, 5) {
 			t.Add("  "+locString(sc.Location), fmt.Sprint(sc.Count), fmt.Sprint(sc.Handoffs), fmt.Sprint(dur(sc.Duration.P50)), fmt.Sprint(dur(sc.Duration.P99)))
 		}

@@ -5,11 +5,12 @@ import (
 
 	"golang.org/x/exp/trace"
 
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // This file builds the HTML report's pictures of a trace while it streams:
-// a P timeline in a fixed number of buckets (viz.TimelineBuilder: spans
+// a P timeline in a fixed number of buckets (vizbuild.Timeline: spans
 // narrower than a bucket add up, the buckets widen as the trace goes on),
 // and the scheduling-latency histogram by reason from the analysis's own
 // histograms. Nothing per event is kept.
@@ -40,7 +41,7 @@ const (
 
 // vizCollector follows the Ps' states for the timeline.
 type vizCollector struct {
-	tl *viz.TimelineBuilder
+	tl *vizbuild.Timeline
 	// ps is indexed by P id: ids run from 0 to GOMAXPROCS-1. An id past
 	// vizMaxID (a corrupt trace) is not followed.
 	ps       []vizP
@@ -59,7 +60,7 @@ const vizMaxID = 4096
 
 func newVizCollector() *vizCollector {
 	return &vizCollector{
-		tl: viz.NewTimelineBuilder(vizStateNames, vizBuckets, vizProcs, vizFirstBucket),
+		tl: vizbuild.NewTimeline(vizStateNames, vizBuckets, vizProcs, vizFirstBucket),
 	}
 }
 

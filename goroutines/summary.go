@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -137,7 +138,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	q := textsafe.String
 	line := func(format string, args ...any) {
-		b.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf(format, args...), width))
+		b.WriteString(textlayout.Wrap("", "  ", fmt.Sprintf(format, args...), width))
 	}
 	for _, d := range s.Dumps {
 		text := fmt.Sprintf("%s: %s %s, %d goroutines in %d records", q(d.Name), q(string(d.Profile)), q(string(d.Format)), d.Goroutines, d.Records)
@@ -166,9 +167,9 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		return nil
 	}
 	hasStart := len(s.Groups) > 0 && s.Groups[0].StartCount >= 0
-	tab := &textsafe.Table{Header: []string{"count", "state", "oldest", "waits at", "created at"}, Stack: 3}
+	tab := &textlayout.Table{Header: []string{"count", "state", "oldest", "waits at", "created at"}, Stack: 3}
 	if hasStart {
-		tab = &textsafe.Table{Header: []string{"count", "first", "state", "oldest", "waits at", "created at"}, Stack: 4}
+		tab = &textlayout.Table{Header: []string{"count", "first", "state", "oldest", "waits at", "created at"}, Stack: 4}
 	}
 	for _, g := range s.Groups {
 		state := q(g.State)
@@ -212,7 +213,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		if more := g.LabelSets - len(g.Labels); more > 0 {
 			sets = append(sets, fmt.Sprintf("%d more sets", more))
 		}
-		lb.WriteString(textsafe.Wrap("", "  ", fmt.Sprintf("labels at %s: %s", frameText(g.Wait), strings.Join(sets, ", ")), width))
+		lb.WriteString(textlayout.Wrap("", "  ", fmt.Sprintf("labels at %s: %s", frameText(g.Wait), strings.Join(sets, ", ")), width))
 	}
 	if lb.Len() > 0 {
 		if _, err := io.WriteString(w, lb.String()); err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -139,13 +140,13 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	keyw := 0
 	for _, l := range lines {
-		keyw = max(keyw, textsafe.Width(l.key))
+		keyw = max(keyw, textlayout.Width(l.key))
 	}
 	rest := strings.Repeat(" ", keyw+2)
 	var b strings.Builder
 	for _, l := range lines {
-		first := l.key + strings.Repeat(" ", keyw+2-textsafe.Width(l.key)) + l.head
-		b.WriteString(textsafe.WrapFit(first, rest+strings.Repeat(" ", len(l.head)), l.value, width))
+		first := l.key + strings.Repeat(" ", keyw+2-textlayout.Width(l.key)) + l.head
+		b.WriteString(textlayout.WrapFit(first, rest+strings.Repeat(" ", len(l.head)), l.value, width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

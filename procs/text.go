@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -124,13 +125,13 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	kw := 0
 	for _, r := range rows {
-		kw = max(kw, textsafe.Width(r.key))
+		kw = max(kw, textlayout.Width(r.key))
 	}
 	kw += 2
 	var b strings.Builder
 	for _, r := range rows {
-		key := r.key + strings.Repeat(" ", kw-textsafe.Width(r.key))
-		b.WriteString(textsafe.WrapFit(key, strings.Repeat(" ", kw+2), r.value, width))
+		key := r.key + strings.Repeat(" ", kw-textlayout.Width(r.key))
+		b.WriteString(textlayout.WrapFit(key, strings.Repeat(" ", kw+2), r.value, width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

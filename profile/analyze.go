@@ -11,9 +11,10 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/profile/classify"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Options tune Analyze. The zero value uses DefaultThresholds.
@@ -540,7 +541,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		default:
 			where = "no user frames"
 		}
-		b.WriteString(textsafe.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 31), where, width))
+		b.WriteString(textlayout.Wrap(fmt.Sprintf("  %-13s %5.1f%% %6.3f  ", c.Cause, c.Share, c.Cores), strings.Repeat(" ", 31), where, width))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

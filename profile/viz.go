@@ -3,8 +3,9 @@ package profile
 import (
 	"github.com/google/pprof/profile"
 
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/profile/classify"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // This file builds the HTML report's pictures of a profile: CPU by cause
@@ -27,7 +28,7 @@ func (a *analysis) flameOf() *viz.Flame {
 	for i, c := range classify.Causes {
 		names[i] = string(c)
 	}
-	b := viz.NewFlameBuilder(names)
+	b := vizbuild.NewFlame(names)
 	var stack []string
 	for i, s := range a.p.Sample {
 		stack = rootFirst(stack[:0], s)

@@ -7,7 +7,7 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // TestFlame: the flame graph of a lab profile holds all its CPU, coloured

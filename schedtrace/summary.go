@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -160,7 +161,7 @@ func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) 
 func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	var bw strings.Builder
 	para := func(first, rest, text string) {
-		bw.WriteString(textsafe.Wrap(first, rest, textsafe.String(text), width))
+		bw.WriteString(textlayout.Wrap(first, rest, textsafe.String(text), width))
 	}
 	procs := fmt.Sprint(s.GOMAXPROCS[0])
 	if s.GOMAXPROCS[1] != s.GOMAXPROCS[0] {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -42,7 +43,7 @@ func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 	}
 	fmt.Fprintf(w, "knee metric: %s (%s is better); median and %.1f%% interval of the median; tolerance %g%%\n",
 		s.metricLabel(), s.Better, 100*s.Confidence, 100*s.Tolerance)
-	if _, err := io.WriteString(out, textsafe.Lines(text.String(), width)+"\n"); err != nil {
+	if _, err := io.WriteString(out, textlayout.Lines(text.String(), width)+"\n"); err != nil {
 		return err
 	}
 	text.Reset()
@@ -98,7 +99,7 @@ func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 		}
 	}
 	// The table's lines escaped but never wrapped.
-	if _, err := io.WriteString(out, textsafe.Lines(text.String(), 0)); err != nil {
+	if _, err := io.WriteString(out, textlayout.Lines(text.String(), 0)); err != nil {
 		return err
 	}
 	text.Reset()
@@ -134,7 +135,7 @@ func (s *Summary) WriteTextWidth(out io.Writer, width int) error {
 			fmt.Fprintf(w, "  run %d (GOMAXPROCS=%d): %s\n", r.Seq, r.Procs, strings.Join(r.Leftovers, ", "))
 		}
 	}
-	_, err := io.WriteString(out, textsafe.Lines(text.String(), width))
+	_, err := io.WriteString(out, textlayout.Lines(text.String(), width))
 	return err
 }
 

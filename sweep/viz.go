@@ -3,7 +3,7 @@ package sweep
 import (
 	"fmt"
 
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Visuals returns the sweep's curves for the HTML report: the knee metric's

@@ -6,21 +6,21 @@ import (
 	"io"
 	"strings"
 
-	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 )
 
 // helpWidth is the width every help text and table of the command line
 // fits by default: a terminal of 80 columns shows them unbroken.
 const helpWidth = 80
 
-// width is the display width of s (textsafe.Width: one column per rune;
+// width is the display width of s (textlayout.Width: one column per rune;
 // the help texts hold no wide characters).
-func width(s string) int { return textsafe.Width(s) }
+func width(s string) int { return textlayout.Width(s) }
 
 // wrapWords word-wraps s to w columns, the first line starting with first
-// and the rest with rest (textsafe.Wrap). A word longer than a line (a URL,
+// and the rest with rest (textlayout.Wrap). A word longer than a line (a URL,
 // a path) stays whole on its own line.
-func wrapWords(first, rest, s string, w int) string { return textsafe.Wrap(first, rest, s, w) }
+func wrapWords(first, rest, s string, w int) string { return textlayout.Wrap(first, rest, s, w) }
 
 // reflow rewraps prose to w columns. Paragraphs are separated by blank
 // lines; inside one, a line that starts a list item ("- ") or changes the

@@ -22,7 +22,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Stage is one layer the demo exercises.

@@ -13,9 +13,9 @@ import (
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // diagnoseProfile runs `schedoctor profile` on one recorded CPU profile and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // runtime runs every program's anti-pattern (its healthy controls as they

@@ -11,8 +11,8 @@ import (
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/demo/labsvc"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/lint/inspect"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 const serviceSummary = "HTTP service: busy select, 10µs sleep poll, /slow leaks a goroutine; /ok and /hash healthy"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -33,7 +34,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		header = append(header, string(st))
 	}
 	// Too wide for the width: each program's stages on lines of their own.
-	tab := &textsafe.Table{Header: header, Stack: 1}
+	tab := &textlayout.Table{Header: header, Stack: 1}
 	cells, rows := 0, 0
 	var checks []string
 	for _, p := range s.Programs {
@@ -101,7 +102,7 @@ type wrapWriter struct {
 func (ww *wrapWriter) Write(p []byte) (int, error) {
 	out := string(p)
 	if ww.width > 0 && strings.HasSuffix(out, "\n") {
-		out = textsafe.Wrap("", "", out, ww.width)
+		out = textlayout.Wrap("", "", out, ww.width)
 	}
 	if _, err := io.WriteString(ww.w, out); err != nil {
 		return 0, err

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/schedoctor/schedoctor/internal/lab"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/report/htmlreport"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // TestVisualsFitTheReport: a full demo's pictures — every lab program's

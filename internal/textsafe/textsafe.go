@@ -14,7 +14,12 @@
 // net under every stream that reaches a terminal. Both String and Text cut
 // a field (a line) longer than MaxField characters, and Writer's JSON mode
 // cuts every string of the document there: a name is as long as its input
-// says.
+// says. Cap and CutMark are that cut on their own; ShellQuote and ShellJoin
+// quote a command line shown to the user so that it can be pasted.
+//
+// The package escapes and caps; it does not lay text out. Widths,
+// wrapping and tables are internal/textlayout's, which imports this
+// package (never the reverse) and is given strings escaped here.
 //
 // The package imports only the standard library.
 package textsafe

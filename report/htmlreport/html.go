@@ -30,8 +30,8 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
-	"github.com/schedoctor/schedoctor/internal/viz"
 	"github.com/schedoctor/schedoctor/report"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 //go:embed assets/report.css

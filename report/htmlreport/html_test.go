@@ -15,8 +15,9 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/golden"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/report"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // hostile is a name that would break out of an element, an attribute or a
@@ -36,10 +37,10 @@ func (f *fakeSummary) WriteText(w io.Writer) error {
 // HostileReport is a report whose every input string is hostile; the
 // browser test renders it too.
 func HostileReport() report.Report {
-	b := viz.NewFlameBuilder([]string{"user", "timers"})
+	b := vizbuild.NewFlame([]string{"user", "timers"})
 	b.Add([]string{"runtime.main", hostile, "leaf"}, 900, "user")
 	b.Add([]string{"runtime.main", hostile}, 100, "timers")
-	tb := viz.NewTimelineBuilder([]string{"running", "idle"}, 10, 4, 100)
+	tb := vizbuild.NewTimeline([]string{"running", "idle"}, 10, 4, 100)
 	tb.Span(0, 0, 0, 500)
 	tb.Span(0, 1, 500, 1000)
 	tb.Runnable(2, 0, 1000)
@@ -169,10 +170,10 @@ func titles(sets []*viz.Set) []string {
 // (those are replaced by their sizes, so that a style edit does not make
 // the golden stale).
 func TestGolden(t *testing.T) {
-	tb := viz.NewTimelineBuilder([]string{"running", "idle"}, 4, 2, 100)
+	tb := vizbuild.NewTimeline([]string{"running", "idle"}, 4, 2, 100)
 	tb.Span(0, 0, 0, 250)
 	tb.Span(0, 1, 250, 400)
-	fb := viz.NewFlameBuilder([]string{"user", "channel"})
+	fb := vizbuild.NewFlame([]string{"user", "channel"})
 	fb.Add([]string{"runtime.main", "main.main", "main.spin"}, 700, "channel")
 	fb.Add([]string{"runtime.main", "main.main"}, 300, "user")
 	r := report.Report{

@@ -24,12 +24,13 @@ import (
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/demo"
-	"github.com/schedoctor/schedoctor/internal/viz"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/procs"
 	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/report/htmlreport"
 	"github.com/schedoctor/schedoctor/sweep"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 const repo = "../../.."
@@ -406,10 +407,10 @@ func TestHostileNames(t *testing.T) {
 const hostileName = `main.<img src=x x-hostile onerror="document.body.dataset.pwned=1">'"&</script><script>document.body.dataset.pwned=1</script>` + "\x1b[31m\x00"
 
 func hostileReport() report.Report {
-	fb := viz.NewFlameBuilder([]string{"user", "timers"})
+	fb := vizbuild.NewFlame([]string{"user", "timers"})
 	fb.Add([]string{"runtime.main", hostileName, "leaf"}, 900, "user")
 	fb.Add([]string{"runtime.main", hostileName}, 100, "timers")
-	tb := viz.NewTimelineBuilder([]string{"running", "idle"}, 10, 4, 100)
+	tb := vizbuild.NewTimeline([]string{"running", "idle"}, 10, 4, 100)
 	tb.Span(0, 0, 0, 500)
 	tb.Span(0, 1, 500, 1000)
 	tb.Runnable(2, 0, 1000)

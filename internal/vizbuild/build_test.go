@@ -1,4 +1,4 @@
-package viz
+package vizbuild
 
 import (
 	"encoding/json"
@@ -7,10 +7,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
-func sumStates(tl *Timeline, p int) (perBucket []int) {
+func sumStates(tl *viz.Timeline, p int) (perBucket []int) {
 	perBucket = make([]int, tl.Buckets)
 	for _, s := range tl.Procs[p].States {
 		for i, v := range s {
@@ -21,7 +21,7 @@ func sumStates(tl *Timeline, p int) (perBucket []int) {
 }
 
 func TestTimelineSpansAddUp(t *testing.T) {
-	b := NewTimelineBuilder([]string{"running", "idle"}, 10, 8, 100)
+	b := NewTimeline([]string{"running", "idle"}, 10, 8, 100)
 	// 1000 spans of 1ns alternating: each far narrower than a bucket.
 	for i := int64(0); i < 1000; i++ {
 		b.Span(3, int(i%2), i, i+1)
@@ -42,7 +42,7 @@ func TestTimelineSpansAddUp(t *testing.T) {
 }
 
 func TestTimelineCoarsens(t *testing.T) {
-	b := NewTimelineBuilder([]string{"running"}, 8, 8, 10)
+	b := NewTimeline([]string{"running"}, 8, 8, 10)
 	b.Span(0, 0, 0, 1000) // 100 initial buckets' worth: must double to fit 8
 	tl := b.Build()
 	if tl.Buckets > 8 {
@@ -64,7 +64,7 @@ func TestTimelineCoarsens(t *testing.T) {
 }
 
 func TestTimelineBounds(t *testing.T) {
-	b := NewTimelineBuilder([]string{"running", "idle"}, 16, 2, 1)
+	b := NewTimeline([]string{"running", "idle"}, 16, 2, 1)
 	for p := int64(0); p < 5; p++ {
 		b.Span(p, 0, 0, 10)
 	}
@@ -78,13 +78,13 @@ func TestTimelineBounds(t *testing.T) {
 	if tl.Buckets > 16 {
 		t.Errorf("%d buckets for a span far away, want at most 16", tl.Buckets)
 	}
-	if NewTimelineBuilder([]string{"x"}, 4, 4, 1).Build() != nil {
+	if NewTimeline([]string{"x"}, 4, 4, 1).Build() != nil {
 		t.Error("an empty timeline built")
 	}
 }
 
 func TestTimelineRunnable(t *testing.T) {
-	b := NewTimelineBuilder([]string{"running"}, 4, 1, 100)
+	b := NewTimeline([]string{"running"}, 4, 1, 100)
 	b.Span(0, 0, 0, 400)
 	b.Runnable(3, 0, 100)
 	b.Runnable(1, 100, 150)
@@ -95,7 +95,7 @@ func TestTimelineRunnable(t *testing.T) {
 }
 
 func TestFlamePrunesAndColours(t *testing.T) {
-	b := NewFlameBuilder([]string{"user", "gc"})
+	b := NewFlame([]string{"user", "gc"})
 	b.Add([]string{"main", "work"}, 900, "user")
 	b.Add([]string{"main", "work"}, 50, "gc")
 	b.Add([]string{"main", "tiny"}, 1, "gc")
@@ -123,7 +123,7 @@ func TestFlamePrunesAndColours(t *testing.T) {
 }
 
 func TestFlameNodeBound(t *testing.T) {
-	b := NewFlameBuilder(nil)
+	b := NewFlame(nil)
 	for i := 0; i < 500; i++ {
 		b.Add([]string{"root", string(rune('a' + i%26)), string(rune(0x100 + i))}, int64(1+i%7), "user")
 	}
@@ -138,12 +138,12 @@ func TestFlameNodeBound(t *testing.T) {
 	for i := range deep {
 		deep[i] = "f"
 	}
-	b2 := NewFlameBuilder(nil)
+	b2 := NewFlame(nil)
 	b2.Add(deep, 1, "user")
 	if f := b2.Build(0, 1<<20, 1); f.Nodes != MaxDepth+1 {
 		t.Errorf("a %d-frame stack made %d nodes, want %d", len(deep), f.Nodes, MaxDepth+1)
 	}
-	if NewFlameBuilder(nil).Build(0, 10, 1) != nil {
+	if NewFlame(nil).Build(0, 10, 1) != nil {
 		t.Error("an empty flame graph built")
 	}
 }
@@ -152,7 +152,7 @@ func TestFlameNodeBound(t *testing.T) {
 // every bucket) stays a few MB of JSON.
 func TestTimelineSizeBound(t *testing.T) {
 	const procs, buckets = 256, 800
-	b := NewTimelineBuilder([]string{"a", "b", "c", "d", "e"}, buckets, procs, 1000)
+	b := NewTimeline([]string{"a", "b", "c", "d", "e"}, buckets, procs, 1000)
 	for p := int64(0); p < procs; p++ {
 		for i := int64(0); i < buckets*1000; i += 1000 {
 			for s := int64(0); s < 5; s++ {
@@ -178,65 +178,12 @@ func TestTimelineSizeBound(t *testing.T) {
 }
 
 func TestFlameLongName(t *testing.T) {
-	b := NewFlameBuilder(nil)
+	b := NewFlame(nil)
 	long := strings.Repeat("é", 1<<20)
 	b.Add([]string{long}, 1, "user")
 	f := b.Build(0, 10, 1)
 	n := f.Names[f.Root.Children[0].Name]
 	if len(n) > MaxName+len("…") || !utf8.ValidString(n) {
 		t.Errorf("a %d-byte name kept as %d bytes (valid UTF-8: %v)", len(long), len(n), utf8.ValidString(n))
-	}
-}
-
-// Every label that reaches the picture is escaped and capped: the HTML
-// report's script draws them as text.
-func TestCleanEscapesEveryLabel(t *testing.T) {
-	const rlo = "main.\u202eexe.gnp\x1b]0;x\a"
-	huge := strings.Repeat("y", 1<<20)
-	s := &Set{
-		Title:    rlo,
-		Causes:   []CauseCPU{{Cause: rlo, Cores: 1}},
-		Flame:    &Flame{Names: []string{"all", rlo, huge}, Causes: []string{rlo}, Root: &FlameNode{}},
-		Latency:  &Histogram{Series: []Series{{Name: rlo}}, Quants: []Quantile{{Name: rlo}}},
-		Timeline: &Timeline{States: []string{rlo}},
-		Curves:   []Curve{{Title: rlo, XLabel: rlo, YLabel: rlo, MarkLabel: rlo}},
-	}
-	c := Clean(s)
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			labels = append(labels, v)
-		case map[string]any:
-			for _, x := range v {
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	var doc any
-	json.Unmarshal(b, &doc)
-	walk(doc)
-	if len(labels) < 12 {
-		t.Errorf("%d strings, want the 12 labels at least: %q", len(labels), labels)
-	}
-	for _, l := range labels {
-		if !textsafe.Is(l) || len(l) > 2*textsafe.MaxField {
-			t.Errorf("label not clean: %.80q (%d bytes)", l, len(l))
-		}
-	}
-	if s.Flame.Names[1] != rlo || s.Title != rlo {
-		t.Error("Clean changed its argument")
-	}
-	if Clean(&Set{Title: "x"}).Causes != nil {
-		t.Error("a nil slice became empty")
 	}
 }

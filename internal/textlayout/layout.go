@@ -1,15 +1,26 @@
-package textsafe
+// Package textlayout lays out the text renderers' output: every table and
+// line of prose fits a width (80 columns by default; the CLI's -wide lifts
+// it). Wrap and WrapFit wrap prose, Table aligns columns and stacks them
+// when the rows are too wide, Elide shortens a name from its middle.
+//
+// It measures a string's width in runes, which is right for the ASCII,
+// escaped names and box characters the reports print. It lays out what it
+// is given and escapes nothing, except Lines, which escapes each line with
+// internal/textsafe before wrapping it: a caller passes cells and prose
+// that are already safe (textsafe.String on every string from input).
+// Escaping and capping untrusted strings is internal/textsafe's job; this
+// package imports it, never the reverse.
+//
+// The package imports only the standard library and internal/textsafe.
+package textlayout
 
 import (
 	"io"
 	"strings"
 	"unicode/utf8"
-)
 
-// Layout helpers for the text renderers: every table and line of prose
-// fits a width (80 columns by default; the CLI's -wide lifts it). They
-// measure a string's width in runes, which is right for the ASCII, escaped
-// names and box characters the reports print.
+	"github.com/schedoctor/schedoctor/internal/textsafe"
+)
 
 // Width is the display width of s, one column per rune.
 func Width(s string) int { return utf8.RuneCountInString(s) }
@@ -212,7 +223,7 @@ func Elide(s string, n int) string {
 	return string(r[:keepStart]) + "…" + string(r[len(r)-keepEnd:])
 }
 
-// Lines escapes each line of text (String: no control character of a
+// Lines escapes each line of text (textsafe.String: no control character of a
 // line survives, the line breaks between them do) and wraps it to width
 // columns, its continuation lines indented two more than the line. For
 // renderers that build their text line by line from input.
@@ -223,7 +234,7 @@ func Lines(text string, width int) string {
 	var b strings.Builder
 	text = strings.TrimSuffix(text, "\n")
 	for _, l := range strings.Split(text, "\n") {
-		l = String(l)
+		l = textsafe.String(l)
 		if width <= 0 || Width(l) <= width {
 			b.WriteString(l + "\n")
 			continue

@@ -1,14 +1,23 @@
 // Package viz is the data of the HTML report's pictures: a flame graph, CPU
-// by cause, a latency histogram, a P timeline, sweep curves. Sources build
-// it from what they measured (profile/viz.go, exectrace/viz.go,
-// sweep/viz.go) and expose it through Provider; the HTML renderer draws it
-// without knowing any source.
+// by cause, a latency histogram, a P timeline, sweep curves.
 //
-// Every picture is bounded whatever the input's size: a flame graph keeps
-// the nodes above a fraction of the CPU, a timeline a fixed number of
-// buckets per P, so that a report stays a few MB for any trace or profile.
-// Clean makes every label of a Set safe to draw. It imports only the
-// standard library and internal/textsafe.
+// Its types are plain data, with JSON tags, that a user of the module can
+// name and read: profile.Summary.Visuals, exectrace.Summary.Visuals and
+// sweep.Summary.Visuals return a *Set, profile.Summary.Flame is a *Flame,
+// and htmlreport.Collect gathers the Sets of a report's summary. Each
+// source builds its Set from what it measured (profile/viz.go,
+// exectrace/viz.go, sweep/viz.go); the HTML renderer draws any Provider's
+// Set without knowing the source, so a program that implements Provider
+// on its own summary gets its pictures drawn too.
+//
+// Every picture the sources build is bounded whatever the input's size: a
+// flame graph keeps the nodes above a fraction of the CPU, a timeline a
+// fixed number of buckets per P, so that a report stays a few MB for any
+// trace or profile. The builders that keep them bounded are internal
+// (internal/vizbuild); this package holds only the result. Labels come
+// from input: Clean makes every label of a Set safe to draw.
+//
+// The package imports only the standard library and internal/textsafe.
 package viz
 
 import "github.com/schedoctor/schedoctor/internal/textsafe"

@@ -1,14 +1,16 @@
-package viz
+package vizbuild
 
 import (
 	"cmp"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/schedoctor/schedoctor/viz"
 )
 
-// FlameBuilder accumulates stacks into a flame graph. The zero value is not
-// ready: use NewFlameBuilder.
-type FlameBuilder struct {
+// Flame accumulates stacks into a flame graph. The zero value is not
+// ready: use NewFlame.
+type Flame struct {
 	causes   []string
 	causeIdx map[string]int
 	names    []string
@@ -25,7 +27,7 @@ type buildNode struct {
 	children map[int]*buildNode
 }
 
-// MaxBuildNodes bounds the nodes a FlameBuilder holds while it
+// MaxBuildNodes bounds the nodes a Flame holds while it
 // accumulates: stacks that would add a node past it are counted in the
 // deepest node already there, so a profile of a million distinct stacks
 // costs a bounded tree.
@@ -35,9 +37,9 @@ const MaxBuildNodes = 200000
 // frames of a runaway recursion add nothing a reader can see.
 const MaxDepth = 256
 
-// NewFlameBuilder starts a flame graph whose colours follow causes' order.
-func NewFlameBuilder(causes []string) *FlameBuilder {
-	b := &FlameBuilder{causeIdx: map[string]int{}, nameIdx: map[string]int{}, maxNodes: MaxBuildNodes}
+// NewFlame starts a flame graph whose colours follow causes' order.
+func NewFlame(causes []string) *Flame {
+	b := &Flame{causeIdx: map[string]int{}, nameIdx: map[string]int{}, maxNodes: MaxBuildNodes}
 	for _, c := range causes {
 		b.cause(c)
 	}
@@ -45,7 +47,7 @@ func NewFlameBuilder(causes []string) *FlameBuilder {
 	return b
 }
 
-func (b *FlameBuilder) cause(c string) int {
+func (b *Flame) cause(c string) int {
 	if i, ok := b.causeIdx[c]; ok {
 		return i
 	}
@@ -58,7 +60,7 @@ func (b *FlameBuilder) cause(c string) int {
 // name must not make a megabyte report.
 const MaxName = 512
 
-func (b *FlameBuilder) name(n string) int {
+func (b *Flame) name(n string) int {
 	if len(n) > MaxName {
 		cut := MaxName
 		for cut > 0 && !utf8.RuneStart(n[cut]) {
@@ -76,7 +78,7 @@ func (b *FlameBuilder) name(n string) int {
 
 // Add counts value (CPU) for a stack given root first, spent on cause. A
 // non-positive value is ignored.
-func (b *FlameBuilder) Add(rootFirst []string, value int64, cause string) {
+func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 	if value <= 0 {
 		return
 	}
@@ -108,7 +110,7 @@ func (b *FlameBuilder) Add(rootFirst []string, value int64, cause string) {
 // if more than maxNodes remain, raises the threshold until they fit; cores
 // is the profile's CPU in cores (Total / duration). Nil when nothing was
 // added.
-func (b *FlameBuilder) Build(minShare float64, maxNodes int, cores float64) *Flame {
+func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame {
 	if b.root.value <= 0 {
 		return nil
 	}
@@ -117,17 +119,17 @@ func (b *FlameBuilder) Build(minShare float64, maxNodes int, cores float64) *Fla
 	for countAbove(b.root, cut) > maxNodes {
 		cut = max(cut*2, 1)
 	}
-	f := &Flame{Causes: b.causes, Unit: "ns", Total: total, Cores: cores, MinShare: float64(cut) / float64(total)}
+	f := &viz.Flame{Causes: b.causes, Unit: "ns", Total: total, Cores: cores, MinShare: float64(cut) / float64(total)}
 	used := map[int]int{} // builder name index → output index
-	var conv func(n *buildNode) *FlameNode
-	conv = func(n *buildNode) *FlameNode {
+	var conv func(n *buildNode) *viz.FlameNode
+	conv = func(n *buildNode) *viz.FlameNode {
 		oi, ok := used[n.name]
 		if !ok {
 			oi = len(f.Names)
 			used[n.name] = oi
 			f.Names = append(f.Names, b.names[n.name])
 		}
-		out := &FlameNode{Name: oi, Value: n.value}
+		out := &viz.FlameNode{Name: oi, Value: n.value}
 		f.Nodes++
 		best := int64(-1)
 		for _, ci := range sortedKeys(n.byCause) {

@@ -1,16 +1,18 @@
-package viz
+package vizbuild
 
 import (
 	"math"
 	"slices"
+
+	"github.com/schedoctor/schedoctor/viz"
 )
 
-// TimelineBuilder accumulates per-P state spans and a runnable-goroutine
+// Timeline accumulates per-P state spans and a runnable-goroutine
 // count into a fixed number of buckets while a trace streams: when a span
 // reaches past the last bucket, neighbouring buckets are merged pairwise
 // and the bucket width doubles, so any trace length fits in maxBuckets and
 // spans narrower than a bucket add up instead of being drawn one by one.
-type TimelineBuilder struct {
+type Timeline struct {
 	states     []string
 	maxBuckets int
 	maxProcs   int
@@ -32,17 +34,17 @@ type procAcc struct {
 	byState [][]float64 // state → ns per bucket
 }
 
-// NewTimelineBuilder starts a timeline of the given states, at most
+// NewTimeline starts a timeline of the given states, at most
 // maxBuckets buckets (at least 2) and maxProcs Ps (more are counted as
 // omitted), with a first bucket width of initialNs (doubled as needed).
-func NewTimelineBuilder(states []string, maxBuckets, maxProcs int, initialNs int64) *TimelineBuilder {
-	return &TimelineBuilder{states: states, maxBuckets: max(maxBuckets, 2), maxProcs: maxProcs,
+func NewTimeline(states []string, maxBuckets, maxProcs int, initialNs int64) *Timeline {
+	return &Timeline{states: states, maxBuckets: max(maxBuckets, 2), maxProcs: maxProcs,
 		width: max(initialNs, 1), procs: map[int64]*procAcc{}, omitted: map[int64]bool{}}
 }
 
 // Start sets the time origin; spans before it are clipped. Without a call,
 // the first span's start is the origin.
-func (b *TimelineBuilder) Start(t int64) {
+func (b *Timeline) Start(t int64) {
 	if !b.started {
 		b.started, b.origin = true, t
 	}
@@ -50,7 +52,7 @@ func (b *TimelineBuilder) Start(t int64) {
 
 // Span adds the time [from, to) that P id spent in state (an index into
 // the states). Empty, reversed or out-of-range spans are ignored.
-func (b *TimelineBuilder) Span(id int64, state int, from, to int64) {
+func (b *Timeline) Span(id int64, state int, from, to int64) {
 	if state < 0 || state >= len(b.states) {
 		return
 	}
@@ -85,7 +87,7 @@ func (b *TimelineBuilder) Span(id int64, state int, from, to int64) {
 }
 
 // Runnable adds n runnable goroutines over [from, to).
-func (b *TimelineBuilder) Runnable(n int, from, to int64) {
+func (b *Timeline) Runnable(n int, from, to int64) {
 	if n <= 0 {
 		return
 	}
@@ -99,13 +101,13 @@ func (b *TimelineBuilder) Runnable(n int, from, to int64) {
 }
 
 // End records the end of the trace: the timeline reaches at least t.
-func (b *TimelineBuilder) End(t int64) {
+func (b *Timeline) End(t int64) {
 	if b.started && t > b.end {
 		b.fit(t)
 	}
 }
 
-func (b *TimelineBuilder) index(t int64) int {
+func (b *Timeline) index(t int64) int {
 	d := (t - b.origin) / b.width
 	if d > math.MaxInt32 {
 		return math.MaxInt32
@@ -114,7 +116,7 @@ func (b *TimelineBuilder) index(t int64) int {
 }
 
 // fit widens the buckets until time to falls in the last of them.
-func (b *TimelineBuilder) fit(to int64) {
+func (b *Timeline) fit(to int64) {
 	b.end = max(b.end, to)
 	for b.index(to-1) >= b.maxBuckets {
 		b.coarsen()
@@ -124,7 +126,7 @@ func (b *TimelineBuilder) fit(to int64) {
 // spread adds k × the overlap of [from, to) with every bucket of s it
 // covers, growing s as needed (fit has made room). Called for every state
 // change of every P, so it allocates nothing once s has grown.
-func (b *TimelineBuilder) spread(s []float64, from, to int64, k float64) []float64 {
+func (b *Timeline) spread(s []float64, from, to int64, k float64) []float64 {
 	for from < to {
 		i := b.index(from)
 		end := min(b.origin+int64(i+1)*b.width, to)
@@ -138,7 +140,7 @@ func (b *TimelineBuilder) spread(s []float64, from, to int64, k float64) []float
 }
 
 // coarsen merges buckets pairwise and doubles their width.
-func (b *TimelineBuilder) coarsen() {
+func (b *Timeline) coarsen() {
 	half := func(s []float64) []float64 {
 		n := (len(s) + 1) / 2
 		for i := 0; i < n; i++ {
@@ -160,7 +162,7 @@ func (b *TimelineBuilder) coarsen() {
 }
 
 // Build returns the timeline; nil when no span was added.
-func (b *TimelineBuilder) Build() *Timeline {
+func (b *Timeline) Build() *viz.Timeline {
 	if !b.started || b.end <= b.origin {
 		return nil
 	}
@@ -171,10 +173,10 @@ func (b *TimelineBuilder) Build() *Timeline {
 	}
 	n := b.index(b.end-1) + 1
 	slices.Sort(b.order)
-	tl := &Timeline{BucketNs: b.width, Buckets: n, States: b.states, OmittedProcs: len(b.omitted)}
+	tl := &viz.Timeline{BucketNs: b.width, Buckets: n, States: b.states, OmittedProcs: len(b.omitted)}
 	for _, id := range b.order {
 		p := b.procs[id]
-		row := ProcRow{ID: id, States: make([][]int16, len(b.states))}
+		row := viz.ProcRow{ID: id, States: make([][]int16, len(b.states))}
 		for si, s := range p.byState {
 			if len(s) == 0 {
 				continue
