@@ -20,7 +20,7 @@ import (
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/labtest"
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 	"github.com/schedoctor/schedoctor/profile"
 )
@@ -142,7 +142,7 @@ func TestVariantsAgree(t *testing.T) {
 	// nothing at a negative's.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	lr, err := lint.Run(ctx, lint.Options{Dir: filepath.Dir(src), Patterns: []string{"."}})
+	lr, err := driver.Run(ctx, driver.Options{Dir: filepath.Dir(src), Patterns: []string{"."}})
 	if err != nil {
 		t.Fatalf("lint: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 )
 
 // run builds the plugin with settings, the way golangci-lint does, and
@@ -31,7 +32,7 @@ func run(t *testing.T, settings any) map[int]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := lint.Run(context.Background(), lint.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
+	res, err := driver.Run(context.Background(), driver.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestPluginMessagesNameTheRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	as, _ := p.BuildAnalyzers()
-	res, err := lint.Run(context.Background(), lint.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
+	res, err := driver.Run(context.Background(), driver.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestPluginMessagesNameTheSeverity(t *testing.T) {
 		t.Fatal(err)
 	}
 	as, _ := p.BuildAnalyzers()
-	res, err := lint.Run(context.Background(), lint.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
+	res, err := driver.Run(context.Background(), driver.Options{Dir: "testdata/mod", Patterns: []string{"./..."}, Analyzers: as})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,13 @@
 // Package lint holds schedoctor's code analyzers (rules SD1xx), one package
-// per rule, and Analyzers, the list every driver runs: `schedoctor lint`,
-// `schedoctor-vet` (go vet -vettool) and the golangci-lint plugin.
+// per rule, and Analyzers, the list every driver runs: `schedoctor lint`
+// (package lint/driver), `schedoctor-vet` (go vet -vettool) and the
+// golangci-lint plugin.
+//
+// This package is the registry only: it imports the analyzers and what they
+// need, never a driver (go/packages, go/analysis/checker, os/exec), so that
+// the golangci-lint plugin and the vet tool, which bring their own driver,
+// do not carry schedoctor's. TestRegistryImports keeps it so; the driver
+// that loads packages, runs go vet and applies fixes is lint/driver.
 package lint
 
 import (
@@ -43,18 +50,4 @@ var Analyzers = []*analysis.Analyzer{
 // warning. explicit reports that the category named the severity.
 func SplitCategory(category string) (rule string, sev finding.Severity, explicit bool) {
 	return analysisutil.SplitCategory(category)
-}
-
-// ruleOf is the rule, severity and fix of a diagnostic with category
-// (analyzer's name when the category is empty).
-func ruleOf(category, analyzer string) (string, finding.Severity, string) {
-	rule, sev, _ := SplitCategory(category)
-	if rule == "" {
-		rule = analyzer
-	}
-	fix := ""
-	if r, ok := finding.Lookup(rule); ok {
-		fix = r.Fix
-	}
-	return rule, sev, fix
 }

@@ -45,6 +45,27 @@ func TestAnalyzers(t *testing.T) {
 	}
 }
 
+func TestSplitCategory(t *testing.T) {
+	for _, tc := range []struct {
+		category, rule string
+		sev            finding.Severity
+		explicit       bool
+	}{
+		{"SD104", "SD104", finding.Warning, false},
+		{"SD104/info", "SD104", finding.Info, true},
+		{"SD101/critical", "SD101", finding.Critical, true},
+		{"SD104/bogus", "SD104/bogus", finding.Warning, false}, // not a severity: kept whole
+		{"custom", "custom", finding.Warning, false},
+		{"/info", "/info", finding.Warning, false},
+		{"", "", finding.Warning, false},
+	} {
+		rule, sev, explicit := lint.SplitCategory(tc.category)
+		if rule != tc.rule || sev != tc.sev || explicit != tc.explicit {
+			t.Errorf("SplitCategory(%q) = %q, %v, %v; want %q, %v, %v", tc.category, rule, sev, explicit, tc.rule, tc.sev, tc.explicit)
+		}
+	}
+}
+
 // versioned rules depend on the module's go line: their lab markers hold
 // only in the module the program declares (lab:go), and must be silent in
 // the project's own.

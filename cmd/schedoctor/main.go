@@ -7,14 +7,14 @@ import (
 	"os"
 
 	"github.com/schedoctor/schedoctor/internal/cli"
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 )
 
 func main() {
 	// `schedoctor lint` runs go vet with this binary as its -vettool; go vet
 	// then calls it once per package.
-	if lint.IsVetTool(os.Args[1:]) {
-		lint.VetToolMain()
+	if driver.IsVetTool(os.Args[1:]) {
+		driver.VetToolMain()
 	}
 	exe, err := os.Executable()
 	if err != nil {

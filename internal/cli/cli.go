@@ -41,7 +41,7 @@ type Env struct {
 	// Terminal reports whether Stdout is a terminal (for colour).
 	Terminal bool
 	// VetTool is the path of this program when it also serves as go vet's
-	// -vettool (cmd/schedoctor does; see lint.IsVetTool): lint then runs
+	// -vettool (cmd/schedoctor does; see lint/driver.IsVetTool): lint then runs
 	// through go vet, package by package with its build cache. Empty: lint
 	// loads and analyzes every package in this process.
 	VetTool string

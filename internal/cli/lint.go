@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -43,7 +43,7 @@ The same analyzers run under go vet (schedoctor-vet) and golangci-lint (see docs
 		patterns = []string{"./..."}
 	}
 	e.doing("linting " + strings.Join(patterns, " "))
-	res, err := lint.Run(ctx, lint.Options{Patterns: patterns, Tests: *tests, Fix: *fix, VetTool: e.VetTool})
+	res, err := driver.Run(ctx, driver.Options{Patterns: patterns, Tests: *tests, Fix: *fix, VetTool: e.VetTool})
 	if err != nil {
 		return e.fail(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/lab"
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 )
 
 // lint lints the lab from its embedded copy. Programs that declare an older
@@ -31,7 +31,7 @@ func (r *runner) lint(ctx context.Context) error {
 			return err
 		}
 		r.progress("lint: %d lab programs (go %s)", len(names), cmp.Or(version, "1.26"))
-		res, err := lint.Run(ctx, lint.Options{Dir: dir, Patterns: []string{"./..."}, Env: append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")})
+		res, err := driver.Run(ctx, driver.Options{Dir: dir, Patterns: []string{"./..."}, Env: append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")})
 		if err != nil {
 			lintErr = err
 			continue

@@ -49,8 +49,9 @@ internal/safewrite, internal/textlayout, viz, internal/vizbuild
 # None imports diagnose, check, a renderer or the command line.
 #
 # lint: one go/analysis analyzer per code rule over shared helpers;
-# lint/blocking the "never blocks" facts; lint the analyzers' list and
-# the driver; lint/loops one verdict per loop; lint/inspect the loop at a
+# lint/blocking the "never blocks" facts; lint the analyzers' list alone
+# (what the golangci plugin and go vet -vettool need); lint/driver runs
+# them; lint/loops one verdict per loop; lint/inspect the loop at a
 # line a runtime source found hot.
 BASE
 < lint/internal/evidence
@@ -60,7 +61,8 @@ BASE
 < lint/busyselect, lint/goroutinethrottle, lint/sleeppoll,
   lint/spinwait, lint/tickerleak, lint/timerloop
 < lint, lint/loops;
-lint, lint/loops < lint/inspect;
+lint < lint/driver;
+lint/driver, lint/loops < lint/inspect;
 
 # The runtime, process and host sources. profile/classify names a CPU
 # sample's cause; procs/cgroup and procs/gobin read what decides
@@ -78,7 +80,7 @@ finding, internal/safewrite < live;
 live < live/prom;
 live, exectrace < live/livetrace;
 
-lint, lint/loops, lint/inspect, profile, exectrace, schedtrace, procs,
+lint, lint/driver, lint/loops, lint/inspect, profile, exectrace, schedtrace, procs,
 goroutines, contention, host, sweep, live, live/livetrace, live/prom
 < SOURCES;
 
@@ -152,6 +154,7 @@ NONE < internal/deps, internal/apicheck;
 var testArrows = []arrow{
 	{"sweep", "report", "sweep's golden tests render the summary in text and JSON as the CLI does"},
 	{"live", "live/livetrace", "live_test runs the monitor with the trace diagnosis wired in"},
+	{"golangci", "lint/driver", "the plugin's tests run the analyzers through driver.Run, as the command line does"},
 	{"viz", "report/htmlreport", "viz's examples draw a Set with the HTML renderer, as a program using the package would"},
 	{"internal/labtest", "sweep/proc", "labtest's copy of sweep/proc's /proc/stat reader is checked against the original"},
 }

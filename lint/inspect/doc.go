@@ -63,7 +63,7 @@
 // typed load.
 //
 // Findings come from the schedoctor analyzers (lint.Analyzers, run by
-// lint.Run) on the package that holds the file, loaded with go/packages:
+// driver.Run) on the package that holds the file, loaded with go/packages:
 // Typed is true then, and a loop rule's finding there decides the loop's
 // kind the way lint/loops does (lint/loops.FromDiagnostic; a spin seen
 // only with every package typed is the loop's verdict). When that

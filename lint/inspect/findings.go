@@ -20,6 +20,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 	"github.com/schedoctor/schedoctor/lint/loops"
 )
@@ -91,7 +92,7 @@ func (r *Resolver) loadPackage(abs string) ([]finding.Finding, error) {
 	return e.findings, e.err
 }
 
-// runLint is lint.Run on the package of file, bounded in time, with a go
+// runLint is driver.Run on the package of file, bounded in time, with a go
 // command that never reaches the network, and never panicking.
 func runLint(key pkgKey, file, vetTool string, timeout time.Duration) (fs []finding.Finding, err error) {
 	defer func() {
@@ -102,7 +103,7 @@ func runLint(key pkgKey, file, vetTool string, timeout time.Duration) (fs []find
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	env := append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local")
-	opt := lint.Options{
+	opt := driver.Options{
 		Dir:      key.dir,
 		Patterns: []string{"file=" + file},
 		Tests:    key.tests,
@@ -112,7 +113,7 @@ func runLint(key pkgKey, file, vetTool string, timeout time.Duration) (fs []find
 		// go vet takes packages, not files: the directory is the package.
 		opt.VetTool, opt.Patterns = vetTool, []string{"."}
 	}
-	res, err := lint.Run(ctx, opt)
+	res, err := driver.Run(ctx, opt)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("loading the package of %s: took longer than %v", file, timeout)

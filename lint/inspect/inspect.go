@@ -107,7 +107,7 @@ type Resolver struct {
 	// spin only to the typed read.
 	NoFindings bool
 	// VetTool, when set, is a schedoctor binary that answers as go vet's
-	// tool (lint.IsVetTool; os.Executable() in cmd/schedoctor): the package
+	// tool (driver.IsVetTool; os.Executable() in cmd/schedoctor): the package
 	// is analysed by `go vet -vettool`, which keeps the results and the
 	// dependencies' facts in the go build cache, so a package analysed once
 	// costs about a second after (measured on the lab's busyhandler: 17 s

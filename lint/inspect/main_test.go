@@ -4,14 +4,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 )
 
 // TestMain lets the test binary answer as go vet's tool, so that
 // TestTyped can run the analyzers through Resolver.VetTool.
 func TestMain(m *testing.M) {
-	if lint.IsVetTool(os.Args[1:]) {
-		lint.VetToolMain()
+	if driver.IsVetTool(os.Args[1:]) {
+		driver.VetToolMain()
 		return
 	}
 	os.Exit(m.Run())

@@ -1,4 +1,4 @@
-package lint
+package driver
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package lint
+package driver
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis/unitchecker"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
@@ -48,13 +49,13 @@ func IsVetTool(args []string) bool {
 	return strings.HasSuffix(args[len(args)-1], ".cfg") && strings.HasPrefix(args[0], "-")
 }
 
-// VetToolMain runs Analyzers as go vet's tool on the unit go vet names and
+// VetToolMain runs lint.Analyzers as go vet's tool on the unit go vet names and
 // exits. Each diagnostic carries its evidence and the name of its enclosing
 // function in a related-information entry that Run reads back from go vet's
 // JSON; under a plain `go vet -vettool` use schedoctor-vet instead, which
 // prints nothing extra.
 func VetToolMain() {
-	unitchecker.Main(noting(Analyzers)...)
+	unitchecker.Main(noting(lint.Analyzers)...)
 }
 
 // noting returns copies of analyzers whose diagnostics carry a vetNote.

@@ -1,4 +1,15 @@
-package lint
+// Package driver runs schedoctor's code analyzers (lint.Analyzers, or any
+// others that follow their contract) on a tree of packages and turns their
+// diagnostics into findings: Run loads the packages with go/packages and
+// analyzes them in this process on go/analysis/checker, or hands them to
+// `go vet -vettool` (a schedoctor binary whose main calls VetToolMain when
+// IsVetTool says go vet runs it), and applies the suggested fixes on
+// request. It is what `schedoctor lint` and lint/inspect run.
+//
+// It is apart from package lint, the analyzers' registry, because the
+// golangci-lint plugin and schedoctor-vet bring their own driver: they
+// import lint alone and do not carry go/packages, the checker or os/exec.
+package driver
 
 import (
 	"context"
@@ -18,6 +29,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
@@ -38,9 +50,9 @@ type Options struct {
 	// Fix applies the analyzers' suggested fixes to the files on disk.
 	// Findings whose fix was applied are not reported.
 	Fix bool
-	// Analyzers to run; nil means Analyzers. Every one must set
+	// Analyzers to run; nil means lint.Analyzers. Every one must set
 	// Diagnostic.Category to a catalog rule ID, optionally followed by
-	// "/" and the finding's severity (see SplitCategory).
+	// "/" and the finding's severity (see lint.SplitCategory).
 	Analyzers []*analysis.Analyzer
 	// Env is the environment of the go command that loads the packages;
 	// nil means the current process's.
@@ -113,7 +125,7 @@ func plural(n int, noun string) string {
 func Run(ctx context.Context, opt Options) (Result, error) {
 	analyzers := opt.Analyzers
 	if analyzers == nil {
-		analyzers = Analyzers
+		analyzers = lint.Analyzers
 	}
 	dir, err := workDir(opt.Dir)
 	if err != nil {

@@ -1,4 +1,4 @@
-package lint
+package driver
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/lint"
 )
 
 // runVet is Run through `go vet -vettool=opt.VetTool -json`: go vet
@@ -90,7 +91,7 @@ func runVet(ctx context.Context, dir string, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("reading go vet's output: %w", err)
 	}
 
-	res := Result{Summary: Summary{Analyzers: len(Analyzers), Rewritten: []string{}}}
+	res := Result{Summary: Summary{Analyzers: len(lint.Analyzers), Rewritten: []string{}}}
 	res.Summary.Packages = len(lr.pkgs)
 	for _, p := range lr.pkgs {
 		res.Summary.Files += len(p.GoFiles) + len(p.CgoFiles)
@@ -421,4 +422,18 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		b.Buffer.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+// ruleOf is the rule, severity and fix of a diagnostic with category
+// (analyzer's name when the category is empty).
+func ruleOf(category, analyzer string) (string, finding.Severity, string) {
+	rule, sev, _ := lint.SplitCategory(category)
+	if rule == "" {
+		rule = analyzer
+	}
+	fix := ""
+	if r, ok := finding.Lookup(rule); ok {
+		fix = r.Fix
+	}
+	return rule, sev, fix
 }

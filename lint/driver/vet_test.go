@@ -1,4 +1,4 @@
-package lint
+package driver
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func TestVetMatchesInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
 	}
-	dir := "../internal/cli/testdata/lint/mod"
+	dir := "../../internal/cli/testdata/lint/mod"
 	exe, _ := os.Executable()
 	for _, tests := range []bool{false, true} {
 		in, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./..."}, Tests: tests})
@@ -98,7 +98,7 @@ func TestVetFix(t *testing.T) {
 	var got []string
 	for _, vet := range []string{"", exe} {
 		dir := t.TempDir()
-		if err := os.CopyFS(dir, os.DirFS("../internal/cli/testdata/lint/mod")); err != nil {
+		if err := os.CopyFS(dir, os.DirFS("../../internal/cli/testdata/lint/mod")); err != nil {
 			t.Fatal(err)
 		}
 		res, err := Run(context.Background(), Options{Dir: dir, Patterns: []string{"./..."}, Fix: true, VetTool: vet})
@@ -149,27 +149,6 @@ func TestSeverityThroughDrivers(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("vettool %q: severities by line %v, want %v", vet, got, want)
-		}
-	}
-}
-
-func TestSplitCategory(t *testing.T) {
-	for _, tc := range []struct {
-		category, rule string
-		sev            finding.Severity
-		explicit       bool
-	}{
-		{"SD104", "SD104", finding.Warning, false},
-		{"SD104/info", "SD104", finding.Info, true},
-		{"SD101/critical", "SD101", finding.Critical, true},
-		{"SD104/bogus", "SD104/bogus", finding.Warning, false}, // not a severity: kept whole
-		{"custom", "custom", finding.Warning, false},
-		{"/info", "/info", finding.Warning, false},
-		{"", "", finding.Warning, false},
-	} {
-		rule, sev, explicit := SplitCategory(tc.category)
-		if rule != tc.rule || sev != tc.sev || explicit != tc.explicit {
-			t.Errorf("SplitCategory(%q) = %q, %v, %v; want %q, %v, %v", tc.category, rule, sev, explicit, tc.rule, tc.sev, tc.explicit)
 		}
 	}
 }

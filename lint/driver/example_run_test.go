@@ -1,17 +1,17 @@
-package lint_test
+package driver_test
 
 import (
 	"context"
 	"fmt"
 	"log"
 
-	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/driver"
 )
 
 // Lint a module's packages, as `schedoctor lint ./...` does from its root,
 // and print each finding where it is.
 func ExampleRun() {
-	res, err := lint.Run(context.Background(), lint.Options{
+	res, err := driver.Run(context.Background(), driver.Options{
 		Dir:      ".",
 		Patterns: []string{"./..."},
 	})

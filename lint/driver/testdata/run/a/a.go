@@ -1,4 +1,4 @@
-// Package a is linted by lint.Run's tests with a test-only analyzer that
+// Package a is linted by driver.Run's tests with a test-only analyzer that
 // reports every call to flagme and offers to call fixed instead.
 package a
 
