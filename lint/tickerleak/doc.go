@@ -43,9 +43,12 @@
 //     code of the package stops that field's ticker and the field is only
 //     read for C or Reset (the object ends; its ticker does not);
 //   - time.Tick in a function that can return, except main and init, and
-//     in package main a function or method whose only use is one call in
-//     main's body outside any loop, go, defer or closure (it runs once,
-//     and the process ends soon after it returns);
+//     in package main a function or method that runs a bounded number of
+//     times: each of its calls is made outside any loop, go, defer or
+//     closure in main's body or in another such function, and for an
+//     unexported method so is each call through the package's interfaces
+//     (a command table); its tickers are a fixed few for the process's
+//     life, as main's own;
 //   - t := time.NewTimer(d) used as a timeout (t.C is one case of a
 //     select), not stopped by a defer, when a return (or the end of the
 //     function) is reached neither through the t.C case nor after a

@@ -75,6 +75,8 @@ type checker struct {
 	lang   string  // the module's go line, "1.22"
 	minor  float64 // its minor version, for the evidence
 	values *analysisutil.Values
+
+	bounded map[*types.Func]bool // boundedFuncs' answer, computed at the first time.Tick
 }
 
 func nonTestFiles(pass *analysis.Pass) []ast.Node {
@@ -113,7 +115,7 @@ func (c *checker) check(call *ast.CallExpr, name string, stack []ast.Node) {
 					owner, field.Name(), owner, closer.Name(), c.lang, closer.Name()), ev)
 		}
 	case "Tick":
-		if tickLeaks(c.pass, c.values, call, stack) {
+		if c.tickLeaks(call, stack) {
 			analysisutil.Report(c.pass, c.res, rule, call,
 				fmt.Sprintf("time.Tick's ticker cannot be stopped, and under the module's go %s line is never collected after this function returns; use time.NewTicker with defer Stop, or move the module to go 1.23", c.lang), ev)
 		}
@@ -477,14 +479,15 @@ func receivesC(info *types.Info, comm ast.Stmt, v types.Object) bool {
 // tickLeaks reports whether a time.Tick in the function at the top of
 // stack can outlive it: not in main or init, not in a function that ends
 // in a loop it never leaves.
-func tickLeaks(pass *analysis.Pass, values *analysisutil.Values, call *ast.CallExpr, stack []ast.Node) bool {
+func (c *checker) tickLeaks(call *ast.CallExpr, stack []ast.Node) bool {
+	pass, values := c.pass, c.values
 	for i := len(stack) - 1; i >= 0; i-- {
 		switch f := stack[i].(type) {
 		case *ast.FuncDecl:
 			if f.Recv == nil && (f.Name.Name == "init" || f.Name.Name == "main" && pass.Pkg.Name() == "main") {
 				return false
 			}
-			if calledOnceByMain(pass, f) {
+			if c.calledOnceByMain(f) {
 				return false
 			}
 			return !endless(pass.TypesInfo, values, f.Body, call.Pos())
@@ -495,46 +498,135 @@ func tickLeaks(pass *analysis.Pass, values *analysisutil.Values, call *ast.CallE
 	return false // a package-level initializer runs once
 }
 
-// calledOnceByMain reports a function or method of package main whose
-// only use is one call in main's own body, outside any loop, go
-// statement or closure: it runs once, and main (so the process) ends soon
-// after it returns, so its ticker lives as long as one made in main.
-func calledOnceByMain(pass *analysis.Pass, decl *ast.FuncDecl) bool {
-	if pass.Pkg.Name() != "main" || decl.Name.Name == "main" {
+// calledOnceByMain reports a function or method of package main that
+// runs a bounded number of times: every use of it is a call in the body
+// of main, or of another function that runs a bounded number of times,
+// outside any loop, go, defer or closure; and, for an unexported method,
+// so is every call through an interface of the package that it
+// implements (a command table: main looks the command up and calls
+// cmd.run(args) once). Its tickers are a fixed few for the life of the
+// process, as main's own are, not one more per request. A function used
+// as a value (a handler, a callback) runs as often as whoever holds it
+// calls it, so it is not one; nor is an exported method, which another
+// package's interface can reach (http.Handler's ServeHTTP).
+func (c *checker) calledOnceByMain(decl *ast.FuncDecl) bool {
+	if c.pass.Pkg.Name() != "main" || decl.Name.Name == "main" {
 		return false
 	}
-	fn, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func)
+	fn, ok := c.pass.TypesInfo.Defs[decl.Name].(*types.Func)
 	if !ok {
 		return false
 	}
-	var uses []*ast.Ident
-	for id, obj := range pass.TypesInfo.Uses {
-		if f, ok := obj.(*types.Func); ok && f.Origin() == fn {
-			uses = append(uses, id)
-		}
+	if c.bounded == nil {
+		c.bounded = boundedFuncs(c.pass)
 	}
-	if len(uses) != 1 {
-		return false // called from several places, or never (or only from tests)
-	}
-	use := uses[0]
-	for _, file := range pass.Files {
-		if use.Pos() < file.FileStart || use.Pos() >= file.FileEnd {
-			continue
-		}
-		if analysisutil.IsTestFile(pass, file.Pos()) {
-			return false
-		}
-		path, _ := xastutil.PathEnclosingInterval(file, use.Pos(), use.End())
-		return onceInMain(path, use)
-	}
-	return false
+	return c.bounded[fn]
 }
 
-// onceInMain reports whether path (from use up to its file) is a call of
-// use in main's body with no loop, go, defer or closure on the way.
-func onceInMain(path []ast.Node, use *ast.Ident) bool {
+// boundedFuncs computes, to a fixed point from main, the functions and
+// methods of package main that run a bounded number of times (see
+// calledOnceByMain).
+func boundedFuncs(pass *analysis.Pass) map[*types.Func]bool {
+	info := pass.TypesInfo
+	decls := map[*types.Func]*ast.FuncDecl{}
+	var mainFn *types.Func
+	// calls of each function: the call sites of its static uses, or
+	// (for an unexported method) of interface methods it implements.
+	type site struct {
+		file *ast.File
+		id   *ast.Ident
+	}
+	uses := map[*types.Func][]site{}
+	ifaceCalls := map[string][]site{} // unexported interface method name → call sites
+	ifaceOf := map[*ast.Ident]types.Type{}
+	for _, file := range pass.Files {
+		if analysisutil.IsTestFile(pass, file.Pos()) {
+			continue
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if fn, ok := info.Defs[n.Name].(*types.Func); ok {
+					decls[fn] = n
+					if n.Recv == nil && n.Name.Name == "main" {
+						mainFn = fn
+					}
+				}
+			case *ast.SelectorExpr:
+				if sel := info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal && types.IsInterface(sel.Recv()) && !n.Sel.IsExported() {
+					ifaceCalls[n.Sel.Name] = append(ifaceCalls[n.Sel.Name], site{file, n.Sel})
+					ifaceOf[n.Sel] = sel.Recv()
+				}
+			case *ast.Ident:
+				if f, ok := info.Uses[n].(*types.Func); ok && f.Pkg() == pass.Pkg {
+					uses[f.Origin()] = append(uses[f.Origin()], site{file, n})
+				}
+			}
+			return true
+		})
+	}
+	bounded := map[*types.Func]bool{}
+	if mainFn == nil {
+		return bounded
+	}
+	bounded[mainFn] = true
+	// inBounded reports whether the use at s is a call made in the body
+	// of a function already known to run a bounded number of times, with
+	// no loop, go, defer or closure on the way.
+	inBounded := func(s site) bool {
+		path, _ := xastutil.PathEnclosingInterval(s.file, s.id.Pos(), s.id.End())
+		caller := onceIn(path, s.id)
+		if caller == nil {
+			return false
+		}
+		fn, ok := info.Defs[caller.Name].(*types.Func)
+		return ok && bounded[fn]
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn, decl := range decls {
+			if bounded[fn] || decl.Name.Name == "init" {
+				continue
+			}
+			sites := uses[fn]
+			if sig, _ := fn.Type().(*types.Signature); sig != nil && sig.Recv() != nil {
+				if fn.Exported() {
+					continue
+				}
+				recv := sig.Recv().Type()
+				for _, s := range ifaceCalls[fn.Name()] {
+					it, _ := ifaceOf[s.id].Underlying().(*types.Interface)
+					if it != nil && (types.Implements(recv, it) || types.Implements(types.NewPointer(recv), it)) {
+						sites = append(sites, s)
+					}
+				}
+			}
+			if len(sites) == 0 {
+				continue // never called (or only from tests)
+			}
+			all := true
+			for _, s := range sites {
+				if !inBounded(s) {
+					all = false
+					break
+				}
+			}
+			if all {
+				bounded[fn] = true
+				changed = true
+			}
+		}
+	}
+	return bounded
+}
+
+// onceIn returns the function declaration whose body makes the call of
+// use that path (from use up to its file) leads through, when no loop,
+// go, defer or closure is on the way; nil otherwise, and when use is not
+// the called function of a call (a function value).
+func onceIn(path []ast.Node, use *ast.Ident) *ast.FuncDecl {
 	if len(path) < 3 {
-		return false
+		return nil
 	}
 	// use is the call's Fun: f(...) or x.f(...).
 	i := 1
@@ -543,17 +635,17 @@ func onceInMain(path []ast.Node, use *ast.Ident) bool {
 	}
 	call, ok := path[i].(*ast.CallExpr)
 	if !ok || (call.Fun != use && ast.Unparen(call.Fun) != path[i-1]) {
-		return false
+		return nil
 	}
 	for _, n := range path[i+1:] {
 		switch n := n.(type) {
 		case *ast.ForStmt, *ast.RangeStmt, *ast.GoStmt, *ast.DeferStmt, *ast.FuncLit:
-			return false
+			return nil
 		case *ast.FuncDecl:
-			return n.Recv == nil && n.Name.Name == "main"
+			return n
 		}
 	}
-	return false
+	return nil
 }
 
 // endless reports whether a function body never returns once the ticker
