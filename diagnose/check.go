@@ -58,8 +58,8 @@ func family(rule string) finding.Family {
 // one cause: a loop, a lock, a leak, GC, syscalls. Two findings are one
 // cause when they share such a family and a location. The other families
 // are reported apart: an effect is linked to its cause (effect), and the
-// rest (timers, the CPU quota, the host, ...) name no line that another
-// source's finding could share.
+// rest (timers, the CPU quota, the host, ...) are each one source's,
+// where a merge by line could only be a wrong one.
 func groupsAtLine(f finding.Family) bool {
 	switch f {
 	case finding.FamilyLoop, finding.FamilyLock, finding.FamilyLeak, finding.FamilyGC, finding.FamilySyscall:
