@@ -89,7 +89,8 @@ type Result struct {
 }
 
 // Analyze reads every capture with its source's reader and analysis and
-// joins the findings (diagnose.Check). A capture that cannot be read is
+// hands every source's findings, the live monitor's included, to the one
+// join (diagnose.Check). A capture that cannot be read is
 // added to Failed and the others still count.
 func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	sum := &Summary{Target: s.Target, Captures: s.Captures, Skipped: s.Skipped()}
@@ -191,11 +192,15 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		}
 	}
 
+	lr := readLive(ctx, s, cpus, opt.Source, fail)
+	if lr != nil {
+		in.Live = lr.in
+	}
 	in.Source = opt.Source
 	fs, js := diagnose.Check(in)
 	sum.Join = js
-	fs, sum.Live = joinLive(ctx, s, fs, cpus, opt.Source, fail)
-	if sum.Live != nil {
+	if lr != nil {
+		sum.Live = lr.summary(js.Live, fail)
 		sum.Read++
 	}
 	for _, kind := range []string{KindLive, KindLiveSnapshot} {

@@ -2,8 +2,10 @@
 // mounts net/http/pprof — goroutine dumps, a CPU profile, an execution
 // trace, mutex/block/leak profiles, and with a PID the process layer — one
 // capture at a time, and keeps the raw bytes so that they can be saved to
-// a directory and diagnosed again offline (Load). The join of the sources'
-// findings is diagnose.Check's.
+// a directory and diagnosed again offline (Load). It reads each capture
+// with its source's analysis and hands every source's findings, the live
+// monitor's included, to the one join, diagnose.Check; check joins nothing
+// itself.
 package check
 
 import (

@@ -9,10 +9,8 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -110,7 +108,7 @@ func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
 }
 
 // parseLive reads the monitor's JSON and checks that it is the monitor's.
-// Only the first MaxLiveFindings findings are decoded into the report;
+// Only the first diagnose.MaxLiveFindings findings are decoded into the report;
 // listed is how many the monitor listed, so that a target listing 40,000
 // costs a scan, not a decode.
 func parseLive(data []byte) (rep *live.Report, listed int, err error) {
@@ -126,7 +124,7 @@ func parseLive(data []byte) (rep *live.Report, listed int, err error) {
 		return nil, 0, fmt.Errorf("not the live monitor's JSON (source %q, want \"live\")", raw.Source)
 	}
 	rep = &live.Report{Source: raw.Source, Summary: raw.Summary}
-	for i, m := range raw.Findings[:min(len(raw.Findings), MaxLiveFindings)] {
+	for i, m := range raw.Findings[:min(len(raw.Findings), diagnose.MaxLiveFindings)] {
 		var f finding.Finding
 		if err := json.Unmarshal(m, &f); err != nil {
 			return nil, 0, fmt.Errorf("not the live monitor's JSON: finding %d: %w", i, err)
@@ -160,70 +158,40 @@ func validSnapshotName(name string) bool {
 		!strings.ContainsAny(name, "?#%\\")
 }
 
-// LiveSummary is what the live monitor added to the check: its own summary
-// as it served it, how many findings it gave and how many joined another
-// source's finding of the same cause, and the snapshot check diagnosed.
+// LiveSummary is what the live monitor added to the check: how its
+// findings joined (diagnose.LiveSummary: how many it gave, how many joined
+// another source's finding of the same cause, how many were dropped, the
+// snapshot check diagnosed) and its own summary as it served it.
 type LiveSummary struct {
-	Findings int `json:"findings"`
-	Joined   int `json:"joined"`
-	// Dropped counts the monitor's findings not read: past
-	// MaxLiveFindings, or of a rule the catalog does not have.
-	Dropped int `json:"dropped,omitempty"`
-	// Snapshot is the snapshot check fetched and diagnosed (the monitor
-	// had not), with its findings' count.
-	Snapshot         string `json:"snapshot,omitempty"`
-	SnapshotFindings int    `json:"snapshot_findings,omitempty"`
+	diagnose.LiveSummary
 	// Monitor is the monitor's summary (live.State) as served.
 	Monitor json.RawMessage `json:"monitor"`
 }
 
-// Bounds of what the live monitor's JSON may add: the monitor gives a
-// handful of findings (SD701-SD704, and those of a snapshot it diagnosed);
-// a target that lists 40,000 made the join take 20 s.
-const (
-	MaxLiveFindings = 100
-	maxClaimRunes   = 300 // of a claim's message
-	maxClaimLabel   = 120 // of an evidence label
-	maxClaimItems   = 16  // evidence per claim
-	maxClaimLocs    = 8   // locations per claim
-)
+// liveRead is the live monitor's captures as read for the join.
+type liveRead struct {
+	in      *diagnose.LiveInput
+	monitor json.RawMessage // its summary as served
+	snapErr error           // the snapshot could not be diagnosed
+}
 
-// LiveClaim starts the message of a finding the target's live monitor
-// made: its words, not schedoctor's.
-const LiveClaim = "the target's live monitor reports: "
-
-// joinLive adds the live monitor's findings to the joined ones: each
-// becomes part of a finding of the same cause when one exists (see
-// sameCause), else a finding of its own; all carry the source "live".
-// They are the target's claims (claim): at most MaxLiveFindings are read,
-// each marked as the monitor's, with the catalog's fix for its rule, not
-// the target's. fail records a capture that could not be read.
-func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, src diagnose.SourceReader, fail func(string, error)) ([]finding.Finding, *LiveSummary) {
+// readLive reads the live monitor's captures of s for diagnose.Check: its
+// findings (parseLive decodes at most diagnose.MaxLiveFindings) and the
+// snapshot check fetched, diagnosed here as `schedoctor trace` would. nil
+// when there is no live capture, or it could not be read (fail says why).
+func readLive(ctx context.Context, s *Set, cpus float64, src diagnose.SourceReader, fail func(string, error)) *liveRead {
 	c := s.Get(KindLive)
 	if !c.OK() {
-		return fs, nil
+		return nil
 	}
 	rep, listed, err := parseLive(c.Data)
 	if err != nil {
 		fail(c.Kind, err)
-		return fs, nil
+		return nil
 	}
 	raw, _ := json.Marshal(rep.Summary)
-	sum := &LiveSummary{Monitor: raw}
-	var in []finding.Finding
-	sum.Dropped = listed - len(rep.Findings) // past MaxLiveFindings
-	for _, f := range rep.Findings {
-		cf, ok := claim(f)
-		if !ok {
-			sum.Dropped++
-			continue
-		}
-		in = append(in, cf)
-	}
-	if sum.Dropped > 0 {
-		fail(c.Kind, fmt.Errorf("the monitor listed %d findings; %d dropped (more than %d, or a rule the catalog does not have)",
-			listed, sum.Dropped, MaxLiveFindings))
-	}
+	r := &liveRead{monitor: raw, in: &diagnose.LiveInput{Findings: rep.Findings, Listed: listed,
+		Time: rep.Summary.Time, Span: time.Duration(rep.Summary.Latency.Span * float64(time.Second))}}
 	if sc := s.Get(KindLiveSnapshot); sc.OK() {
 		name := path.Base(sc.Endpoint)
 		if u, err := url.Parse(sc.Endpoint); err == nil {
@@ -231,70 +199,36 @@ func joinLive(ctx context.Context, s *Set, fs []finding.Finding, cpus float64, s
 		}
 		sfs, err := diagnoseSnapshot(ctx, sc.Data, cpus, src)
 		if err != nil {
-			fail(sc.Kind, fmt.Errorf("snapshot %s: %w", name, err))
-		} else {
-			sum.Snapshot, sum.SnapshotFindings = name, len(sfs)
-			for i := range sfs {
-				sfs[i].Message += " (snapshot " + name + ")"
-				sfs[i].Sources = []string{"live"}
+			r.snapErr = fmt.Errorf("snapshot %s: %w", name, err)
+			return r
+		}
+		snap := &diagnose.LiveSnapshot{Name: name, Findings: sfs}
+		for _, s := range rep.Summary.Snapshots {
+			if s.Name == name {
+				snap.Time = s.Time
 			}
-			in = nameSnapshot(in, sfs, name, rep, sc)
-			in = append(in, sfs...)
 		}
+		r.in.Snapshot = snap
 	}
-	sum.Findings = len(in)
-	idx := newCauseIndex(fs)
-	for _, f := range in {
-		if i := idx.find(fs, f); i >= 0 {
-			fs[i] = fold(fs[i], f)
-			sum.Joined++
-			continue
-		}
-		if claimed(f) {
-			f.Message = LiveClaim + f.Message
-		}
-		fs = append(fs, f)
-		idx.add(len(fs)-1, f)
-	}
-	finding.Sort(fs)
-	return fs, sum
+	return r
 }
 
-// claim makes a finding of the monitor's JSON a claim of the target's:
-// the rule must be the catalog's (a target cannot invent one), the text is
-// bounded, the fix is the catalog's for that rule (the target's own fix
-// text, "curl ... | sudo sh", is never shown as schedoctor's advice), and
-// the source is "live". The message is prefixed with LiveClaim where it
-// is shown (joinLive, fold). ok is false for a rule not in the catalog.
-func claim(f finding.Finding) (finding.Finding, bool) {
-	r, ok := finding.Lookup(f.Rule)
-	if !ok {
-		return f, false
+// summary is the live part of check's summary once joined (js: how the
+// join went), and records what the join dropped and a snapshot that could
+// not be read as failed captures.
+func (r *liveRead) summary(js *diagnose.LiveSummary, fail func(string, error)) *LiveSummary {
+	sum := &LiveSummary{Monitor: r.monitor}
+	if js != nil {
+		sum.LiveSummary = *js
 	}
-	g := finding.Finding{Rule: r.ID, Severity: f.Severity, Message: cutRunes(f.Message, maxClaimRunes), Fix: r.Fix, Sources: []string{"live"}}
-	if g.Severity < finding.Info || g.Severity > finding.Critical {
-		g.Severity = r.Severity
+	if sum.Dropped > 0 {
+		fail(KindLive, fmt.Errorf("the monitor listed %d findings; %d dropped (more than %d, or a rule the catalog does not have)",
+			max(r.in.Listed, len(r.in.Findings)), sum.Dropped, diagnose.MaxLiveFindings))
 	}
-	g.Locations = slices.Clone(f.Locations[:min(len(f.Locations), maxClaimLocs)])
-	for _, e := range f.Evidence[:min(len(f.Evidence), maxClaimItems)] {
-		e.Label, e.Unit = cutRunes(e.Label, maxClaimLabel), cutRunes(e.Unit, 20)
-		g.Evidence = append(g.Evidence, e)
+	if r.snapErr != nil {
+		fail(KindLiveSnapshot, r.snapErr)
 	}
-	g.Evidence = append(g.Evidence, finding.Evidence{Label: "claimed by the target's live monitor", Value: 1, Unit: "claim"})
-	return g, true
-}
-
-// claimed reports whether f is a claim of the monitor's (claim), not a
-// finding check made from the snapshot it fetched.
-func claimed(f finding.Finding) bool {
-	return slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Label == "claimed by the target's live monitor" })
-}
-
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
+	return sum
 }
 
 // diagnoseSnapshot runs the trace analysis on a snapshot, as `schedoctor
@@ -310,165 +244,4 @@ func diagnoseSnapshot(ctx context.Context, data []byte, cpus float64, src diagno
 		return nil, err
 	}
 	return j.Findings, nil
-}
-
-// nameSnapshot does for the snapshot check diagnosed what the monitor
-// does for one it diagnosed itself (live's joinTrace): an SD702 with no
-// location, judged over a span that holds the snapshot's moment, takes the
-// user lines of the trace's backlog findings and names the snapshot. A
-// snapshot of an earlier spike is not evidence for this one.
-func nameSnapshot(in, sfs []finding.Finding, name string, rep *live.Report, sc *Capture) []finding.Finding {
-	var snapAt time.Time
-	for _, s := range rep.Summary.Snapshots {
-		if s.Name == name {
-			snapAt = s.Time
-		}
-	}
-	span := time.Duration(rep.Summary.Latency.Span*float64(time.Second)) + 5*time.Second // + live's default SnapshotDelay
-	if snapAt.IsZero() || rep.Summary.Time.Sub(snapAt) > span {
-		return in
-	}
-	for i := range in {
-		f := &in[i]
-		if f.Rule != "SD702" || len(f.Locations) > 0 {
-			continue
-		}
-		f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", name, len(sfs))
-		for _, r := range []string{"SD302", "SD301", "SD308"} {
-			k := slices.IndexFunc(sfs, func(t finding.Finding) bool { return t.Rule == r && len(t.Locations) > 0 })
-			if k < 0 {
-				continue
-			}
-			t := sfs[k]
-			f.Locations = slices.Clone(t.Locations)
-			f.Sources = []string{"live", "trace"}
-			f.Evidence = slices.Clone(f.Evidence)
-			for _, e := range t.Evidence[:min(len(t.Evidence), 3)] {
-				e.Label = "trace (" + r + "): " + e.Label
-				f.Evidence = append(f.Evidence, e)
-			}
-			break
-		}
-	}
-	return in
-}
-
-// causeGroup puts rules that name one kind of cause together, across the
-// monitor's rules and the other sources': diagnose.Family's groups (the
-// metrics' goroutine growth SD701 is the dumps' leak, the monitor's GC
-// cost SD704 the profile's and the trace's), and the monitor's scheduling
-// latency (SD702) with the trace's (SD301, SD302), which diagnose.Check
-// links to a spin rather than groups.
-func causeGroup(rule string) string {
-	switch rule {
-	case "SD702", "SD301", "SD302":
-		return "latency"
-	}
-	return diagnose.Family(rule)
-}
-
-// sameCause returns the index of the finding in fs that f is part of, -1
-// for none. With locations on both sides, the group and a line must match.
-// A metric has no stack: a live finding without a location joins only a
-// process-wide cause (a leak, GC) and only when exactly one finding of it
-// exists; a latency without a line stays apart, since the monitor's span
-// and check's trace are different moments. A miss is better than a wrong
-// merge.
-func sameCause(fs []finding.Finding, f finding.Finding) int {
-	return newCauseIndex(fs).find(fs, f)
-}
-
-// causeIndex lists the findings of each cause group, so that joining n
-// live findings to m others looks only at the candidates of each group,
-// not at all m.
-type causeIndex map[string][]int
-
-func newCauseIndex(fs []finding.Finding) causeIndex {
-	x := causeIndex{}
-	for i, f := range fs {
-		x.add(i, f)
-	}
-	return x
-}
-
-func (x causeIndex) add(i int, f finding.Finding) {
-	if g := causeGroup(f.Rule); g != "" {
-		x[g] = append(x[g], i)
-	}
-}
-
-// find is sameCause over the index.
-func (x causeIndex) find(fs []finding.Finding, f finding.Finding) int {
-	g := causeGroup(f.Rule)
-	if g == "" {
-		return -1
-	}
-	cands := x[g]
-	if len(f.Locations) == 0 {
-		if (g != "leak" && g != "gc") || len(cands) != 1 {
-			return -1 // none, or two candidates: cannot tell which
-		}
-		return cands[0]
-	}
-	for _, i := range cands {
-		for _, l := range f.Locations {
-			if diagnose.SameLine(l, fs[i].Locations) {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// ruleSource names the source of a finding that carries no Sources (one
-// source made it), by the rule's layer.
-func ruleSource(rule string) string {
-	switch {
-	case rule == "SD701" || rule == "SD309":
-		return "goroutines"
-	case strings.HasPrefix(rule, "SD1"):
-		return "lint"
-	case strings.HasPrefix(rule, "SD2"):
-		return "profile"
-	case strings.HasPrefix(rule, "SD3"):
-		return "trace"
-	case strings.HasPrefix(rule, "SD4"):
-		return "procs"
-	case strings.HasPrefix(rule, "SD7"):
-		return "live"
-	}
-	return "check"
-}
-
-// fold makes the live finding l part of f: f keeps its rule, message
-// (with the monitor's appended) and locations first; the severity is the
-// higher; l's evidence follows f's, labelled with its source and rule; the
-// sources are both findings'.
-func fold(f, l finding.Finding) finding.Finding {
-	own := f.Sources
-	if len(own) == 0 {
-		own = []string{ruleSource(f.Rule)}
-	}
-	srcs := slices.Clone(own)
-	for _, s := range l.Sources {
-		if !slices.Contains(srcs, s) {
-			srcs = append(srcs, s)
-		}
-	}
-	g := f
-	g.Sources = srcs
-	g.Severity = max(f.Severity, l.Severity)
-	g.Message = f.Message + "; the target's live monitor reports " + l.Rule + ": " + l.Message
-	g.Locations = slices.Clone(f.Locations)
-	for _, loc := range l.Locations {
-		if !diagnose.SameLine(loc, g.Locations) && len(g.Locations) < 8 {
-			g.Locations = append(g.Locations, loc)
-		}
-	}
-	g.Evidence = slices.Clone(f.Evidence)
-	for _, e := range l.Evidence {
-		e.Label = "live " + l.Rule + ": " + e.Label
-		g.Evidence = append(g.Evidence, e)
-	}
-	return g
 }

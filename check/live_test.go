@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedoctor/schedoctor/diagnose"
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/live"
 )
@@ -172,7 +173,7 @@ func TestLiveSnapshotDiagnosedAndSaved(t *testing.T) {
 	leak := finding.Finding{Rule: "SD701", Severity: finding.Warning, Message: "120 goroutines leaked",
 		Locations: []finding.Location{{File: "/src/svc/main.go", Line: 42, Function: "main.work"}}}
 	s := &Set{Target: "http://x", Captures: cs}
-	res := analyzeWith(t, s, []finding.Finding{leak})
+	res := analyzeWith(t, s, diagnose.CheckInput{Goroutines: []finding.Finding{leak}})
 	check := func(res []finding.Finding, sum *LiveSummary) {
 		t.Helper()
 		if sum == nil || sum.Snapshot != name {
@@ -217,7 +218,7 @@ func TestLiveSnapshotDiagnosedAndSaved(t *testing.T) {
 	if !loaded.Get(KindLive).OK() || !loaded.Get(KindLiveSnapshot).OK() {
 		t.Fatalf("saved set lost the live captures: %+v", loaded.Captures)
 	}
-	res2 := analyzeWith(t, loaded, []finding.Finding{leak})
+	res2 := analyzeWith(t, loaded, diagnose.CheckInput{Goroutines: []finding.Finding{leak}})
 	check(res2.Findings, res2.Live)
 	if len(res2.Findings) != len(res.Findings) {
 		t.Errorf("offline: %d findings, live: %d", len(res2.Findings), len(res.Findings))
@@ -227,18 +228,31 @@ func TestLiveSnapshotDiagnosedAndSaved(t *testing.T) {
 type liveResult struct {
 	Findings []finding.Finding
 	Live     *LiveSummary
+	Failed   []string
 }
 
-func analyzeWith(t *testing.T, s *Set, joined []finding.Finding) liveResult {
-	t.Helper()
-	var failed []string
-	fs, sum := joinLive(context.Background(), s, slices.Clone(joined), 0, nil, func(k string, err error) {
-		failed = append(failed, k+": "+err.Error())
-	})
-	if len(failed) > 0 {
-		t.Fatalf("failed: %v", failed)
+// joinWith reads the live captures of s as Analyze does and joins them
+// with the sources' findings in.
+func joinWith(s *Set, in diagnose.CheckInput) liveResult {
+	var r liveResult
+	fail := func(k string, err error) { r.Failed = append(r.Failed, k+": "+err.Error()) }
+	lr := readLive(context.Background(), s, 0, nil, fail)
+	if lr == nil {
+		return r
 	}
-	return liveResult{fs, sum}
+	in.Live = lr.in
+	fs, js := diagnose.Check(in)
+	r.Findings, r.Live = fs, lr.summary(js.Live, fail)
+	return r
+}
+
+func analyzeWith(t *testing.T, s *Set, in diagnose.CheckInput) liveResult {
+	t.Helper()
+	r := joinWith(s, in)
+	if len(r.Failed) > 0 {
+		t.Fatalf("failed: %v", r.Failed)
+	}
+	return r
 }
 
 // Analyze, the entry point, carries the live summary.
@@ -269,58 +283,6 @@ func TestAnalyzeCarriesLive(t *testing.T) {
 	}
 }
 
-func TestSameCause(t *testing.T) {
-	at := func(file string, line int) []finding.Location {
-		return []finding.Location{{File: file, Line: line}}
-	}
-	joined := []finding.Finding{
-		{Rule: "SD101", Locations: at("cmd/svc/main.go", 20), Sources: []string{"lint", "profile"}},
-		{Rule: "SD701", Locations: at("/src/cmd/svc/main.go", 42)},
-		{Rule: "SD302", Locations: at("/src/cmd/svc/main.go", 60)},
-	}
-	for _, tc := range []struct {
-		name string
-		f    finding.Finding
-		want int
-	}{
-		{"snapshot spin at the lint line", finding.Finding{Rule: "SD308", Locations: at("/src/cmd/svc/main.go", 20)}, 0},
-		{"metrics leak, one leak finding", finding.Finding{Rule: "SD701"}, 1},
-		{"latency with the backlog's line", finding.Finding{Rule: "SD702", Locations: at("/src/cmd/svc/main.go", 60)}, 2},
-		// Close negatives.
-		{"spin at another line", finding.Finding{Rule: "SD308", Locations: at("/src/cmd/svc/main.go", 21)}, -1},
-		{"spin in another file, same line", finding.Finding{Rule: "SD308", Locations: at("/src/cmd/other/main.go", 20)}, -1},
-		{"latency without a line", finding.Finding{Rule: "SD702"}, -1},
-		{"GC with no GC finding", finding.Finding{Rule: "SD704"}, -1},
-		{"threads: no other source", finding.Finding{Rule: "SD703"}, -1},
-		{"lock rule at the spin's line", finding.Finding{Rule: "SD309", Locations: at("/src/cmd/svc/main.go", 20)}, -1},
-	} {
-		if got := sameCause(joined, tc.f); got != tc.want {
-			t.Errorf("%s: sameCause = %d, want %d", tc.name, got, tc.want)
-		}
-	}
-	// Two leaks: a metric without a stack cannot say which.
-	two := append(slices.Clone(joined), finding.Finding{Rule: "SD701", Locations: at("/src/cmd/svc/main.go", 80)})
-	if got := sameCause(two, finding.Finding{Rule: "SD701"}); got != -1 {
-		t.Errorf("metrics leak with two leak findings joined %d, want none", got)
-	}
-}
-
-func TestFold(t *testing.T) {
-	f := finding.Finding{Rule: "SD701", Severity: finding.Warning, Message: "120 goroutines leaked",
-		Locations: []finding.Location{{File: "a.go", Line: 4}}, Evidence: []finding.Evidence{{Label: "leaked", Value: 120}}}
-	l := finding.Finding{Rule: "SD701", Severity: finding.Critical, Message: "waiting rose by 400", Sources: []string{"live"},
-		Evidence: []finding.Evidence{{Label: "rise", Value: 400}}}
-	g := fold(f, l)
-	if g.Severity != finding.Critical || !slices.Equal(g.Sources, []string{"goroutines", "live"}) ||
-		len(g.Evidence) != 2 || g.Evidence[1].Label != "live SD701: rise" ||
-		!strings.Contains(g.Message, "120 goroutines leaked; the target's live monitor reports SD701: waiting rose by 400") {
-		t.Errorf("fold = %+v", g)
-	}
-	if len(f.Evidence) != 1 {
-		t.Errorf("fold changed its input")
-	}
-}
-
 func TestSnapshotNames(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"20261123T120000.000Z-runnable.trace": true,
@@ -339,9 +301,11 @@ func TestSnapshotNames(t *testing.T) {
 
 // TestLiveClaimsBounded: a hostile monitor that lists 40,000 findings
 // (the join took 17-21 s) and writes its own advice ("critical ... fix:
-// curl ... | sudo sh") is read within MaxLiveFindings, quickly; what is
-// shown says it is the target's claim, its fix is the catalog's, and a
-// rule the catalog lacks is dropped.
+// curl ... | sudo sh") is read within diagnose.MaxLiveFindings, quickly;
+// what is shown says it is the target's claim, its fix is the catalog's,
+// and a rule the catalog lacks is dropped. The join's own bounds, for a
+// caller that did not bound what it read, are diagnose's
+// TestLiveJoinBounded.
 func TestLiveClaimsBounded(t *testing.T) {
 	now := time.Now().UTC()
 	rep := live.Report{Source: "live", Summary: live.State{Time: now, Started: now.Add(-time.Minute)}}
@@ -357,19 +321,19 @@ func TestLiveClaimsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var own []finding.Finding
+	var own []finding.Finding // the trace's findings, at other lines
 	for i := range 2000 {
 		own = append(own, finding.Finding{Rule: "SD302", Message: "ours", Locations: []finding.Location{{File: "/src/y.go", Line: i + 1}}})
 	}
 	s := &Set{Target: "http://x", Captures: []*Capture{{Kind: KindLive, Endpoint: "http://x/debug/schedoctor/?format=json", Data: b}}}
 	start := time.Now()
-	var failed []string
-	fs, sum := joinLive(context.Background(), s, own, 0, nil, func(k string, err error) { failed = append(failed, err.Error()) })
+	res := joinWith(s, diagnose.CheckInput{Trace: own})
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("join took %v", el)
 	}
-	if sum.Findings != MaxLiveFindings-1 || sum.Dropped != len(rep.Findings)-MaxLiveFindings+1 || len(failed) != 1 {
-		t.Errorf("read %d, dropped %d, failed %q; want %d read", sum.Findings, sum.Dropped, failed, MaxLiveFindings-1)
+	fs, sum, failed := res.Findings, res.Live, res.Failed
+	if sum.Findings != diagnose.MaxLiveFindings-1 || sum.Dropped != len(rep.Findings)-diagnose.MaxLiveFindings+1 || len(failed) != 1 {
+		t.Errorf("read %d, dropped %d, failed %q; want %d read", sum.Findings, sum.Dropped, failed, diagnose.MaxLiveFindings-1)
 	}
 	for _, f := range fs {
 		if f.Rule == "SD999" {
@@ -377,12 +341,12 @@ func TestLiveClaimsBounded(t *testing.T) {
 		}
 		if f.Rule == "SD703" {
 			r, _ := finding.Lookup("SD703")
-			if !strings.HasPrefix(f.Message, LiveClaim) || strings.Contains(f.Fix, "curl") || f.Fix != r.Fix ||
+			if !strings.HasPrefix(f.Message, diagnose.LiveClaim) || strings.Contains(f.Fix, "curl") || f.Fix != r.Fix ||
 				!slices.Equal(f.Sources, []string{"live"}) {
 				t.Errorf("the target's claim shown as ours: %+v", f)
 			}
 		}
-		if f.Rule == "SD308" && !strings.HasPrefix(f.Message, LiveClaim) {
+		if f.Rule == "SD308" && !strings.HasPrefix(f.Message, diagnose.LiveClaim) {
 			t.Errorf("claim without its mark: %q", f.Message)
 		}
 	}

@@ -21,6 +21,9 @@ type CheckInput struct {
 	Goroutines []finding.Finding
 	Contention []finding.Finding // mutex and block profiles: reported as the goroutines source, as the goroutines command does
 	Procs      []finding.Finding
+	// Live is what the service's live monitor gave (its findings and a
+	// snapshot's), joined last (see LiveInput); nil when none was read.
+	Live *LiveInput
 	// Source reads the line of each loop finding that no source-code
 	// evidence backs yet (a trace's SD307 at a sleep): when the loop there
 	// spins or polls, lint's verdict joins the finding. Nil reads none.
@@ -34,40 +37,43 @@ type CheckSummary struct {
 	Causes int            `json:"causes"`
 	Merged int            `json:"merged"` // findings folded into another source's finding of the same cause
 	Linked int            `json:"linked"` // latency findings that name a spin as their cause
+	// Live is how the live monitor's findings joined, nil without
+	// CheckInput.Live. Its caller reports it beside the monitor's own
+	// state (check's summary, "live"), not in the join's JSON.
+	Live *LiveSummary `json:"-"`
 }
 
 // sourceOrder is the order sources are listed in a joined finding: the
 // source code first (it says what the line is), then the runtime sources.
 var sourceOrder = []string{"lint", "profile", "trace", "goroutines", "procs"}
 
-// Family groups rules that name the same kind of cause ("loop", "leak",
-// "lock", "gc", "syscall"; "" for none). Two findings are one cause when
-// they share a family and a location. Spin and poll are one family: a
-// short-sleep poll is reported by the profile as a spin-like loop (SD204
-// on a time.Sleep loop) and by the trace as SD307 at the same line; the
-// line tells a busy select from a poll, not the rule. The live monitor's
-// GC cost (SD704) is the profile's and the trace's (check joins it).
-func Family(rule string) string {
-	switch rule {
-	case "SD101", "SD106", "SD204", "SD308", "SD102", "SD201", "SD203", "SD307", "SD202":
-		return "loop"
-	case "SD701":
-		return "leak"
-	case "SD206", "SD309", "SD205":
-		return "lock"
-	case "SD207", "SD306", "SD704":
-		return "gc"
-	case "SD209", "SD305":
-		return "syscall"
-	}
-	return ""
+// family is the rule's family in the catalog (finding.Rule.Family), ""
+// for a rule the catalog does not have.
+func family(rule string) finding.Family {
+	r, _ := finding.Lookup(rule)
+	return r.Family
 }
 
-// latency rules are effects: a spin that keeps Ps busy explains them. So
-// is a preemption storm (SD208): a loop that never yields is preempted
-// every 10ms at any GOMAXPROCS, which is not oversubscription.
-func isLatency(rule string) bool {
-	return rule == "SD301" || rule == "SD302" || rule == "SD208"
+// groupsAtLine reports whether findings of the family at one location are
+// one cause: a loop, a lock, a leak, GC, syscalls. Two findings are one
+// cause when they share such a family and a location. The other families
+// are reported apart: an effect is linked to its cause (effect), and the
+// rest (timers, the CPU quota, the host, ...) are each one source's,
+// where a merge by line could only be a wrong one.
+func groupsAtLine(f finding.Family) bool {
+	switch f {
+	case finding.FamilyLoop, finding.FamilyLock, finding.FamilyLeak, finding.FamilyGC, finding.FamilySyscall:
+		return true
+	}
+	return false
+}
+
+// effect reports whether the family is an effect that a spin keeping Ps
+// busy explains: scheduling latency and backlogs (FamilyLatency), and a
+// preemption storm (FamilyPreemption: a loop that never yields is
+// preempted every 10ms at any GOMAXPROCS, which is not oversubscription).
+func effect(f finding.Family) bool {
+	return f == finding.FamilyLatency || f == finding.FamilyPreemption
 }
 
 type cause struct {
@@ -87,8 +93,11 @@ type part struct {
 // one, with the most severe severity, the clearest message (the most
 // severe, then the one backed by most sources) saying how many sources
 // agree, every source's evidence with its source's name on the label, and
-// Sources listing them all. Latency findings (SD301, SD302) are linked to
-// a spin that the join found: their message names the spin's location.
+// Sources listing them all. The family of a rule is the catalog's
+// (finding.Rule.Family; groupsAtLine). Latency findings (SD301, SD302) are
+// linked to a spin that the join found: their message names the spin's
+// location. Last, the live monitor's findings (in.Live) join the causes
+// they share (joinLive), as the target's claims.
 func Check(in CheckInput) ([]finding.Finding, *CheckSummary) {
 	sum := &CheckSummary{In: map[string]int{}}
 	lists := []struct {
@@ -115,23 +124,28 @@ func Check(in CheckInput) ([]finding.Finding, *CheckSummary) {
 		}
 	}
 	out := make([]finding.Finding, 0, len(causes))
+	own := make([]string, 0, len(causes)) // each cause's first source, for a finding that names none
 	for _, c := range causes {
 		out = append(out, c.join())
+		own = append(own, c.parts[0].source)
 	}
 	sum.Causes = len(out)
 	sum.Linked = link(out)
+	if in.Live != nil {
+		out, sum.Live = joinLive(out, own, in.Live)
+	}
 	return out, sum
 }
 
 // find returns the cause f belongs to, nil for a new one.
 func find(causes []*cause, f finding.Finding) *cause {
-	fam := Family(f.Rule)
-	if fam == "" || len(f.Locations) == 0 {
+	fam := family(f.Rule)
+	if !groupsAtLine(fam) || len(f.Locations) == 0 {
 		return nil
 	}
 	for _, c := range causes {
 		g := c.parts[0].f
-		if Family(g.Rule) != fam || len(g.Locations) == 0 {
+		if family(g.Rule) != fam || len(g.Locations) == 0 {
 			continue
 		}
 		for _, p := range c.parts {
@@ -255,21 +269,22 @@ func rank(s string) int {
 func link(fs []finding.Finding) int {
 	var causes []int
 	for i, f := range fs {
-		fam := Family(f.Rule)
-		if (fam == "loop" || fam == "lock") && f.Severity >= finding.Warning && len(f.Locations) > 0 && !isLatency(f.Rule) {
+		fam := family(f.Rule)
+		if (fam == finding.FamilyLoop || fam == finding.FamilyLock) && f.Severity >= finding.Warning && len(f.Locations) > 0 {
 			causes = append(causes, i)
 		}
 	}
 	n := 0
 	for i := range fs {
 		f := &fs[i]
-		if !isLatency(f.Rule) {
+		fam := family(f.Rule)
+		if !effect(fam) {
 			continue
 		}
 		var first *finding.Finding // the most severe cause linked, whose fix leads
 		for _, ci := range causes {
 			s := fs[ci]
-			if f.Rule == "SD208" && Family(s.Rule) != "loop" {
+			if fam == finding.FamilyPreemption && family(s.Rule) != finding.FamilyLoop {
 				continue // a lock queue preempts nothing
 			}
 			loc := s.Locations[0]
@@ -281,7 +296,7 @@ func link(fs []finding.Finding) int {
 				continue // the source (the trace) linked it already
 			}
 			what := fmt.Sprintf("the %s loop at %s", s.Rule, at)
-			if Family(s.Rule) == "lock" {
+			if family(s.Rule) == finding.FamilyLock {
 				what = fmt.Sprintf("the %s lock queue at %s", s.Rule, at)
 			}
 			if cores, ok := coresOf(s); ok {
@@ -296,7 +311,7 @@ func link(fs []finding.Finding) int {
 			continue
 		}
 		n++
-		if f.Rule == "SD208" || advisesCPU(f.Fix) { // SD208's fix is all GOMAXPROCS
+		if fam == finding.FamilyPreemption || advisesCPU(f.Fix) { // a preemption storm's fix (SD208) is all GOMAXPROCS
 			loc := first.Locations[0]
 			f.Fix = fmt.Sprintf("Fix the %s cause at %s:%d first, not the CPU: %s", first.Rule, filepath.Base(loc.File), loc.Line, first.Fix)
 		}
@@ -344,7 +359,7 @@ func mergeSources(have []string, own string, add []string) []string {
 // computes, or a file not found, leaves the finding as its source made it:
 // a miss rather than a confirmation the code does not show.
 func confirm(f finding.Finding, source string, src SourceReader) finding.Finding {
-	if Family(f.Rule) != "loop" || len(f.Locations) == 0 || slices.Contains(f.Sources, "lint") {
+	if family(f.Rule) != finding.FamilyLoop || len(f.Locations) == 0 || slices.Contains(f.Sources, "lint") {
 		return f
 	}
 	at := f.Locations[0]

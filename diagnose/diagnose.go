@@ -4,6 +4,16 @@
 // "a select with a default spins at main.go:37", and findings that share a
 // cause are reported once with every source's evidence.
 //
+// Check is the join of a check (schedoctor check): every source's findings,
+// the live monitor's claims and the snapshot its caller diagnosed included
+// (CheckInput.Live), become one finding per cause. The join keys on data,
+// not on rule IDs: a rule's family (finding.Rule.Family, set for every rule
+// in the finding catalog) says which findings at one line are one cause
+// and which are effects linked to a cause; a finding's source is the input
+// it came in. Callers (check) capture, parse and bound what they read,
+// run each source's analysis, and hand the findings over; they join
+// nothing themselves.
+//
 // Sources never import this package; it imports them.
 package diagnose
 

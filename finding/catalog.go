@@ -51,6 +51,9 @@ type Rule struct {
 	Severity Severity `json:"severity"` // the default; a source may raise or lower it with the evidence
 	Sources  []Source `json:"sources"`  // who detects it (or will)
 	Status   Status   `json:"status"`
+	// Family is the kind of cause the rule reports (FamilyLoop, ...):
+	// diagnose joins findings by it, whatever their source.
+	Family Family `json:"family"`
 
 	Explanation string `json:"explanation"` // why it costs, in runtime terms
 	Detection   string `json:"detection"`   // how schedoctor tells, with thresholds
@@ -129,6 +132,11 @@ var (
 // so does `schedoctor rules` in debug builds of later tools.
 func Validate() error {
 	load()
+	return validate(catalog)
+}
+
+// validate checks rules, ordered by ID.
+func validate(catalog []Rule) error {
 	var errs []string
 	seenName := map[string]string{}
 	for i, r := range catalog {
@@ -152,6 +160,11 @@ func Validate() error {
 		}
 		if len(r.Sources) == 0 {
 			errs = append(errs, fmt.Sprintf("%s: no source", r.ID))
+		}
+		if r.Family == "" {
+			errs = append(errs, fmt.Sprintf("%s: no family", r.ID))
+		} else if !slices.Contains(families, r.Family) {
+			errs = append(errs, fmt.Sprintf("%s: family %q is not one of finding's Family constants", r.ID, r.Family))
 		}
 		if (r.Wrong == "") != (r.Right == "") {
 			errs = append(errs, fmt.Sprintf("%s: wrong and right examples go together", r.ID))

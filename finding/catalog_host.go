@@ -7,7 +7,7 @@ package finding
 // the target, and carries the lines that lift it.
 var hostRules = []Rule{
 	{
-		ID: "SD601", Name: "fd-limit", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD601", Name: "fd-limit", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "file-descriptor limits below the connections wanted",
 		Explanation: "Every connection is a descriptor. RLIMIT_NOFILE (Go raises the soft limit to the hard one since 1.19), " +
 			"fs.nr_open and fs.file-max cap them; accept fails with EMFILE (process) or ENFILE (host) beyond.",
@@ -19,7 +19,7 @@ var hostRules = []Rule{
 			"limit exceeds it, fs.file-max in /etc/sysctl.d; the finding prints the lines with 10% headroom.",
 	},
 	{
-		ID: "SD602", Name: "accept-backlog", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD602", Name: "accept-backlog", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "accept backlog too short for connection bursts",
 		Explanation: "net.core.somaxconn caps every listen backlog (Go asks for it) and, without syncookies, " +
 			"tcp_max_syn_backlog caps half-open connections; bursts beyond are dropped and the SYNs retried after 1s, 3s, 7s.",
@@ -32,7 +32,7 @@ var hostRules = []Rule{
 			"listens with the new value, and accept in a loop that does nothing else.",
 	},
 	{
-		ID: "SD603", Name: "ephemeral-ports", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD603", Name: "ephemeral-ports", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "ephemeral port range too small for outgoing connections",
 		Explanation: "Each outgoing connection to one destination uses a local port from ip_local_port_range; connections " +
 			"in TIME_WAIT hold theirs for 60s, and tcp_tw_reuse other than 1 reuses them only towards loopback.",
@@ -43,7 +43,7 @@ var hostRules = []Rule{
 			"spread over more source addresses or destinations.",
 	},
 	{
-		ID: "SD604", Name: "conntrack-table", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD604", Name: "conntrack-table", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "conntrack table near its maximum",
 		Explanation: "With netfilter connection tracking loaded, every connection takes a table entry; when the table is " +
 			"full new packets are dropped ('nf_conntrack: table full').",
@@ -53,7 +53,7 @@ var hostRules = []Rule{
 		Fix: "Raise net.netfilter.nf_conntrack_max, or exempt the server's port from tracking (raw table, CT --notrack).",
 	},
 	{
-		ID: "SD605", Name: "harmful-sysctl", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD605", Name: "harmful-sysctl", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "obsolete or harmful kernel settings",
 		Explanation: "Some widely copied tunings break things: tcp_tw_recycle (removed in Linux 4.12) dropped connections " +
 			"from clients behind NAT; tcp_timestamps = 0 makes tcp_tw_reuse a no-op and loses PAWS.",
@@ -62,7 +62,7 @@ var hostRules = []Rule{
 		Fix: "Remove the setting from /etc/sysctl.conf and /etc/sysctl.d, and set it back at run time.",
 	},
 	{
-		ID: "SD606", Name: "epoll-watches", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD606", Name: "epoll-watches", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "epoll max_user_watches below the connections wanted",
 		Explanation: "Go's netpoller registers every connection with epoll; fs.epoll.max_user_watches caps the watches " +
 			"per user, over all of the user's processes (the kernel sizes it at 4% of low memory).",
@@ -70,7 +70,7 @@ var hostRules = []Rule{
 		Fix:       "Raise fs.epoll.max_user_watches in /etc/sysctl.d.",
 	},
 	{
-		ID: "SD607", Name: "memory-per-connection", Severity: Info, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD607", Name: "memory-per-connection", Severity: Info, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "memory per connection sets the connection ceiling",
 		Explanation: "A goroutine per connection costs at least its stack (2 KiB, growing), buffers and kernel socket " +
 			"memory (about 4 KiB that no Go metric shows); memory divided by that is the real ceiling.",
@@ -82,7 +82,7 @@ var hostRules = []Rule{
 			"server more memory, raise tcp_mem; set GOMEMLIMIT under a cgroup limit.",
 	},
 	{
-		ID: "SD608", Name: "connection-leak", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented,
+		ID: "SD608", Name: "connection-leak", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title:       "sockets pile up in CLOSE_WAIT or descriptors keep growing",
 		Explanation: "CLOSE_WAIT means the peer closed and the program never did: a missing Close, often a response body.",
 		Detection: "The process's sockets by state from /proc/PID/net/tcp{,6} joined with /proc/PID/fd: 32 or more in " +

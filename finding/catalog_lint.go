@@ -3,7 +3,7 @@ package finding
 // Code rules (SD1xx), detected by `schedoctor lint` (package lint/...).
 var lintRules = []Rule{
 	{
-		ID: "SD101", Name: "busy-select", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD101", Name: "busy-select", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyLoop,
 		Title: "loop around a select whose default neither blocks nor leaves the loop",
 		Explanation: "A select with a default case never parks the goroutine: when no other case is ready it runs the default " +
 			"and returns at once, and selectgo has no backoff. Inside a loop that default is taken again and again, so the " +
@@ -44,7 +44,7 @@ var lintRules = []Rule{
 		Effect: "Measured on a 2-CPU machine with Go 1.26: one such loop uses a whole core and is preempted about 50 times a second.",
 	},
 	{
-		ID: "SD102", Name: "sleep-poll", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD102", Name: "sleep-poll", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyLoop,
 		Title: "loop that polls with a time.Sleep shorter than 1ms",
 		Explanation: "Each time.Sleep parks the goroutine on a timer, and each expiry wakes a thread (wakep → startm → futex) " +
 			"to run it again. A tiny sleep therefore buys two context switches per iteration, not precision: time.Sleep(1µs) " +
@@ -75,7 +75,7 @@ var lintRules = []Rule{
 			"the wakep → startm → notewakeup chain at 56%, while the process uses 0.08 CPU.",
 	},
 	{
-		ID: "SD103", Name: "goroutine-count-throttle", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD103", Name: "goroutine-count-throttle", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyThrottle,
 		Title: "runtime.NumGoroutine used to limit or wait for goroutines",
 		Explanation: "runtime.NumGoroutine counts every goroutine in the process, including the runtime's and every library's, " +
 			"so a limit on it is wrong as soon as anything else starts one; and waiting for it to drop means polling, usually " +
@@ -104,7 +104,7 @@ for _, j := range jobs {
 wg.Wait()`,
 	},
 	{
-		ID: "SD104", Name: "timer-per-iteration", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD104", Name: "timer-per-iteration", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyTimer,
 		Title: "timer made anew on every loop iteration, or a zero timer used as a yield",
 		Explanation: "time.After, time.NewTimer and time.Tick inside a loop allocate a timer each iteration (3 allocations, " +
 			"248 B, about 150 ns more than resetting one timer, measured with go1.26 on amd64), only for most of them to be " +
@@ -162,7 +162,7 @@ for {
 }`,
 	},
 	{
-		ID: "SD105", Name: "ticker-leak", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD105", Name: "ticker-leak", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyTimer,
 		Title: "ticker never stopped in a module whose go line is before 1.23",
 		Explanation: "Before Go 1.23 the runtime keeps every started ticker on a timer heap until Stop is called, so a ticker " +
 			"(or time.Tick) that is dropped without Stop is never collected and keeps firing. From 1.23 unreferenced timers " +
@@ -204,7 +204,7 @@ for {
 }`,
 	},
 	{
-		ID: "SD106", Name: "spin-wait", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented,
+		ID: "SD106", Name: "spin-wait", Severity: Warning, Sources: []Source{SourceLint}, Status: Implemented, Family: FamilyLoop,
 		Title: "loop spinning on an atomic, a flag or runtime.Gosched with no blocking and no backoff",
 		Explanation: "A goroutine that loops until another one changes a value holds its P the whole time. runtime.Gosched " +
 			"only moves it to the global run queue; with an idle P it runs again at once, so it still burns a full core, " +

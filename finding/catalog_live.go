@@ -4,7 +4,7 @@ package finding
 // running service's /debug/pprof by `schedoctor check`.
 var liveRules = []Rule{
 	{
-		ID: "SD701", Name: "goroutine-growth", Severity: Warning, Sources: []Source{SourceGoroutines, SourceLive, SourceCheck}, Status: Implemented,
+		ID: "SD701", Name: "goroutine-growth", Severity: Warning, Sources: []Source{SourceGoroutines, SourceLive, SourceCheck}, Status: Implemented, Family: FamilyLeak,
 		Title: "goroutines leak: parked forever on a channel, select or lock",
 		Explanation: "A goroutine blocked forever keeps its stack and everything it references; the commonest case is a " +
 			"goroutine sending its result on an unbuffered channel after its caller timed out and stopped receiving, " +
@@ -27,7 +27,7 @@ var liveRules = []Rule{
 			"a select with case <-ctx.Done(), closing the channel the workers range over, defer mu.Unlock().",
 	},
 	{
-		ID: "SD702", Name: "live-sched-latency", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented,
+		ID: "SD702", Name: "live-sched-latency", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented, Family: FamilyLatency,
 		Title: "scheduling latency high in a running service",
 		Explanation: "/sched/latencies:seconds is the time goroutines spent runnable before a P ran them. The runtime " +
 			"samples one transition in eight, and its histogram's buckets are a quarter of a power of two wide, so a " +
@@ -51,7 +51,7 @@ var liveRules = []Rule{
 			"available (SD401), or add CPU.",
 	},
 	{
-		ID: "SD703", Name: "thread-growth", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented,
+		ID: "SD703", Name: "thread-growth", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented, Family: FamilyThreads,
 		Title: "OS thread count keeps growing",
 		Explanation: "Blocking syscalls and cgo calls each hold a thread; threads are never released, and past " +
 			"debug.SetMaxThreads (10000) the program dies.",
@@ -64,7 +64,7 @@ var liveRules = []Rule{
 			"pipes and files opened non-blocking) rather than blocking reads on raw descriptors.",
 	},
 	{
-		ID: "SD704", Name: "gc-cpu-share", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented,
+		ID: "SD704", Name: "gc-cpu-share", Severity: Warning, Sources: []Source{SourceLive, SourceCheck}, Status: Implemented, Family: FamilyGC,
 		Title:       "GC pauses or GC CPU share high",
 		Explanation: "GC CPU (/cpu/classes/gc/*) and stop-the-world pauses (/sched/pauses/total/gc) take time from requests.",
 		Detection: "Over the live monitor's window, with at least two GC cycles: GC's share of the CPU the process " +

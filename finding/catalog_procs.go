@@ -4,7 +4,7 @@ package finding
 // (package procs).
 var procsRules = []Rule{
 	{
-		ID: "SD401", Name: "gomaxprocs-above-cpus", Severity: Critical, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD401", Name: "gomaxprocs-above-cpus", Severity: Critical, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "GOMAXPROCS is above the CPU quota or cpuset",
 		Explanation: "With more Ps than CPUs, runnable goroutines are spread over threads the kernel cannot run at once: " +
 			"under a CFS quota the cgroup is throttled for the rest of each period, and goroutines stall while their P " +
@@ -16,7 +16,7 @@ var procsRules = []Rule{
 		Fix: "Let Go 1.25+ pick it (go ≥ 1.25 in go.mod, GOMAXPROCS unset), or set GOMAXPROCS to the quota rounded up.",
 	},
 	{
-		ID: "SD402", Name: "gomaxprocs-below-cpus", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD402", Name: "gomaxprocs-below-cpus", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title:       "GOMAXPROCS pinned below the CPUs available",
 		Explanation: "A GOMAXPROCS below the CPUs the container may use leaves CPU unused while goroutines queue.",
 		Detection: "The effective GOMAXPROCS below the CPUs available rounded down, when it comes from the GOMAXPROCS " +
@@ -25,7 +25,7 @@ var procsRules = []Rule{
 		Fix: "Remove the GOMAXPROCS setting, or raise it to the CPUs available.",
 	},
 	{
-		ID: "SD403", Name: "container-default-off", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD403", Name: "container-default-off", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "the container-aware GOMAXPROCS default is off",
 		Explanation: "Go 1.25 made GOMAXPROCS follow the cgroup CPU limit, but only when the main module's go line is at " +
 			"least 1.25 (GODEBUG containermaxprocs=0 and updatemaxprocs=0 otherwise), and not once GOMAXPROCS is set or " +
@@ -37,7 +37,7 @@ var procsRules = []Rule{
 		Fix: "Build with Go 1.25+ and go ≥ 1.25 in go.mod, drop automaxprocs, and leave GOMAXPROCS unset.",
 	},
 	{
-		ID: "SD404", Name: "cfs-throttling", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD404", Name: "cfs-throttling", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "the cgroup is throttled by its CFS quota",
 		Explanation: "When a cgroup uses its quota before the period ends, all its threads stop until the next period " +
 			"(100ms by default): a latency cliff that no profile shows.",
@@ -46,7 +46,7 @@ var procsRules = []Rule{
 		Fix: "Match GOMAXPROCS to the quota, raise the limit, or remove the CPU limit and keep the request.",
 	},
 	{
-		ID: "SD405", Name: "parent-limit-tighter", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD405", Name: "parent-limit-tighter", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "a parent cgroup's CPU limit is tighter than the leaf's",
 		Explanation: "The runtime (and automaxprocs) read only the leaf cgroup's quota; a tighter limit on an ancestor " +
 			"(a pod or slice limit) is missed and GOMAXPROCS ends up too high.",
@@ -56,7 +56,7 @@ var procsRules = []Rule{
 		Fix: "Set GOMAXPROCS to the tightest limit rounded up, or put the limit on the leaf.",
 	},
 	{
-		ID: "SD406", Name: "cpu-pressure", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD406", Name: "cpu-pressure", Severity: Warning, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "the process waits for a CPU (its own run-queue wait and its cgroup's pressure)",
 		Explanation: "Field 2 of /proc/PID/task/*/schedstat is the time each thread was runnable but waited for a CPU; " +
 			"its own cgroup's cpu.pressure some avg60 is the share of time at least one of the cgroup's tasks waited. " +
@@ -79,7 +79,7 @@ var procsRules = []Rule{
 			"or the wait is the latency of many short wake-ups, more CPU does not help (batch work per wake-up instead).",
 	},
 	{
-		ID: "SD407", Name: "no-gomemlimit", Severity: Info, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD407", Name: "no-gomemlimit", Severity: Info, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyMemory,
 		Title: "no GOMEMLIMIT under a memory limit",
 		Explanation: "Without GOMEMLIMIT the GC paces only by GOGC; near the container's memory limit the process is " +
 			"OOM-killed instead of collecting harder.",
@@ -88,7 +88,7 @@ var procsRules = []Rule{
 		Fix: "Set GOMEMLIMIT to about 90% of the memory limit.",
 	},
 	{
-		ID: "SD408", Name: "old-runtime", Severity: Info, Sources: []Source{SourceProcs}, Status: Implemented,
+		ID: "SD408", Name: "old-runtime", Severity: Info, Sources: []Source{SourceProcs}, Status: Implemented, Family: FamilyRuntime,
 		Title: "an old Go runtime that misses scheduler fixes",
 		Explanation: "Async preemption arrived in 1.14, the timer rewrite in 1.14 and 1.23, container-aware GOMAXPROCS in " +
 			"1.25; a binary built with an older toolchain lacks them.",

@@ -4,7 +4,7 @@ package finding
 // Thresholds are those of the profile package, justified there by the lab.
 var profileRules = []Rule{
 	{
-		ID: "SD201", Name: "thread-churn", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD201", Name: "thread-churn", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLoop,
 		Title: "threads parked and woken over and over (runtime.futex via wakep/startm or stopm/notesleep)",
 		Explanation: "When a goroutine becomes runnable and no thread is spinning, the runtime wakes one (wakep → startm → " +
 			"notewakeup → futex); when a thread finds no work it parks (findRunnable → stopm → notesleep → futex). Short " +
@@ -25,7 +25,7 @@ var profileRules = []Rule{
 			"producer/consumer pairs from handing off one item at a time (buffered channels, batching).",
 	},
 	{
-		ID: "SD202", Name: "idle-spinning", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD202", Name: "idle-spinning", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLoop,
 		Title: "idle Ps spin looking for work (findRunnable/stealWork)",
 		Explanation: "A P that runs out of work spins for a while in findRunnable, checking other Ps' queues, timers and " +
 			"netpoll, before its thread parks. When work arrives in tiny pieces this searching costs more CPU than the work.",
@@ -35,7 +35,7 @@ var profileRules = []Rule{
 		Fix: "Give goroutines larger pieces of work, lower GOMAXPROCS to the parallelism the workload has, or batch handoffs.",
 	},
 	{
-		ID: "SD203", Name: "timer-churn", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD203", Name: "timer-churn", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLoop,
 		Title: "timer heap work dominates (timers made, reset and run at a high rate)",
 		Explanation: "Every time.Sleep, time.After and Timer.Reset adds to or moves in a per-P timer heap, and every expiry " +
 			"runs through (*timers).run. Timers made per request or per loop iteration show as heap maintenance.",
@@ -47,7 +47,7 @@ var profileRules = []Rule{
 			"sleep-polling by blocking.",
 	},
 	{
-		ID: "SD204", Name: "runtime-busy-wait", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD204", Name: "runtime-busy-wait", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLoop,
 		Title: "a goroutine busy-waits: select with default or Gosched dominates with no parking",
 		Explanation: "selectgo/selectnbrecv/selectnbsend with sellock and runtime locks, or gosched_m/goschedImpl, at a large " +
 			"share of samples and with no park or futex sleep, means a loop polls a channel or yields instead of blocking.",
@@ -77,7 +77,7 @@ var profileRules = []Rule{
 		Fix: "Remove the select's default, or replace the Gosched loop by blocking on the event (see SD101, SD106).",
 	},
 	{
-		ID: "SD205", Name: "runtime-lock-contention", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD205", Name: "runtime-lock-contention", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLock,
 		Title: "contention on runtime-internal locks (lock2/unlock2, procyield, osyield)",
 		Explanation: "Channels, timers and the global run queue are protected by runtime mutexes. Many Ps hammering the same " +
 			"channel or timer heap spin in lock2 (procyield, osyield) and then sleep on a futex.",
@@ -89,7 +89,7 @@ var profileRules = []Rule{
 		Fix: "Shard the channel or the work per worker, batch items, or reduce the number of goroutines sharing one channel.",
 	},
 	{
-		ID: "SD206", Name: "mutex-contention", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD206", Name: "mutex-contention", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyLock,
 		Title: "sync.Mutex or RWMutex contention (lockSlow, semacquire)",
 		Explanation: "A contended sync.Mutex spins (runtime_doSpin → procyield) and then parks the goroutine on a semaphore; " +
 			"unlocking wakes it. The CPU shows as lockSlow/unlockSlow and semacquire1/semrelease1.",
@@ -100,7 +100,7 @@ var profileRules = []Rule{
 			"blocking with the mutex profile (runtime.SetMutexProfileFraction) to see the waiters.",
 	},
 	{
-		ID: "SD207", Name: "gc-pressure", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD207", Name: "gc-pressure", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyGC,
 		Title: "GC work and mark assists take a large share of CPU",
 		Explanation: "The GC's background workers take 25% of GOMAXPROCS during a cycle; when a goroutine allocates faster than " +
 			"marking proceeds it is made to assist (gcAssistAlloc), which adds latency to the allocating request.",
@@ -114,7 +114,7 @@ var profileRules = []Rule{
 			"GOGC when memory allows.",
 	},
 	{
-		ID: "SD208", Name: "preemption-storm", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD208", Name: "preemption-storm", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilyPreemption,
 		Title: "async preemption dominates: more busy Ps than CPUs",
 		Explanation: "sysmon preempts a goroutine that has run 10ms; when GOMAXPROCS exceeds the CPUs really available, Ps " +
 			"whose threads the kernel has descheduled keep being preempted, and asyncPreempt shows as a large leaf.",
@@ -131,7 +131,7 @@ var profileRules = []Rule{
 			"(check with schedoctor procs); in containers use Go 1.25+ with go ≥ 1.25 in go.mod.",
 	},
 	{
-		ID: "SD209", Name: "syscall-heavy", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented,
+		ID: "SD209", Name: "syscall-heavy", Severity: Warning, Sources: []Source{SourceProfile}, Status: Implemented, Family: FamilySyscall,
 		Title: "syscalls dominate, with P handoffs on the way in and out",
 		Explanation: "Every syscall goes through entersyscall/exitsyscall; a slow one makes sysmon hand the P to another " +
 			"thread (handoffp), and the return must find a P again (exitsyscallNoP). Small reads and writes multiply both.",

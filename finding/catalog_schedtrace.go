@@ -10,7 +10,7 @@ package finding
 // the lab runs that justify them are in docs/schedtrace.md.
 var schedtraceRules = []Rule{
 	{
-		ID: "SD310", Name: "spinning-without-work", Severity: Info, Sources: []Source{SourceSchedtrace}, Status: Implemented,
+		ID: "SD310", Name: "spinning-without-work", Severity: Info, Sources: []Source{SourceSchedtrace}, Status: Implemented, Family: FamilyLoop,
 		Title: "threads keep spinning for work while every run queue is empty",
 		Explanation: "When a goroutine becomes runnable and a P is idle, the runtime wakes a thread that spins in " +
 			"findRunnable, stealing from other Ps, polling timers and the network, before it parks again. Seeing " +
@@ -23,7 +23,7 @@ var schedtraceRules = []Rule{
 			"SD201/SD202) shows the cost.",
 	},
 	{
-		ID: "SD311", Name: "idle-ps-with-queued-work", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented,
+		ID: "SD311", Name: "idle-ps-with-queued-work", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented, Family: FamilyScheduler,
 		Title: "Ps sit idle while goroutines wait in run queues",
 		Explanation: "A runnable goroutine queued while a P is idle should be picked up within microseconds: readying it " +
 			"wakes a spinning thread that steals it. When snapshots keep showing both at once, the threads that would " +
@@ -35,7 +35,7 @@ var schedtraceRules = []Rule{
 			"available; on a shared host, give the process dedicated CPUs.",
 	},
 	{
-		ID: "SD312", Name: "threads-climbing", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented,
+		ID: "SD312", Name: "threads-climbing", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented, Family: FamilyThreads,
 		Title: "the number of OS threads keeps growing",
 		Explanation: "The runtime needs about GOMAXPROCS threads plus a few; it makes another each time a goroutine blocks " +
 			"in a syscall or a cgo call while the others are busy, or locks itself to a thread. Threads are almost " +
@@ -49,7 +49,7 @@ var schedtraceRules = []Rule{
 			"UnlockOSThread.",
 	},
 	{
-		ID: "SD313", Name: "park-wake-churn", Severity: Info, Sources: []Source{SourceSchedtrace}, Status: Implemented,
+		ID: "SD313", Name: "park-wake-churn", Severity: Info, Sources: []Source{SourceSchedtrace}, Status: Implemented, Family: FamilyScheduler,
 		Title: "mostly idle Ps schedule thousands of goroutines a second (park/wake churn)",
 		Explanation: "schedtick counts the goroutines a P starts on a fresh time slice. A P that is idle in most snapshots " +
 			"yet starts thousands of goroutines a second runs them for microseconds each, then parks its thread, and " +
@@ -67,7 +67,7 @@ var schedtraceRules = []Rule{
 			"per tiny task should become a small pool of long-lived goroutines fed in batches.",
 	},
 	{
-		ID: "SD314", Name: "yield-storm", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented,
+		ID: "SD314", Name: "yield-storm", Severity: Warning, Sources: []Source{SourceSchedtrace}, Status: Implemented, Family: FamilyLoop,
 		Title: "busy Ps switch goroutines over 100,000 times a second (yield or spin loop)",
 		Explanation: "A goroutine that runs until preempted switches about 100 times a second (the 10ms slice), and a " +
 			"channel handoff through runnext does not count at all. Hundreds of thousands of fresh schedules a second " +

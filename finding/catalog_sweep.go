@@ -3,7 +3,7 @@ package finding
 // Sweep rules (SD5xx), produced by `schedoctor sweep` (package sweep).
 var sweepRules = []Rule{
 	{
-		ID: "SD501", Name: "recommended-gomaxprocs", Severity: Info, Sources: []Source{SourceSweep}, Status: Implemented,
+		ID: "SD501", Name: "recommended-gomaxprocs", Severity: Info, Sources: []Source{SourceSweep}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "the GOMAXPROCS at the knee of measured throughput or latency",
 		Explanation: "Beyond the parallelism a workload really has, more Ps add preemption, stealing and contention and no " +
 			"throughput. The knee is the smallest GOMAXPROCS within a tolerance of the best measured result.",
@@ -26,7 +26,7 @@ var sweepRules = []Rule{
 			"GOMAXPROCS=1, 22.8 million at 2, 23.5 million at 4: the knee is 2, and 4 buys 3% (docs/sweep.md).",
 	},
 	{
-		ID: "SD502", Name: "negative-scaling", Severity: Warning, Sources: []Source{SourceSweep}, Status: Implemented,
+		ID: "SD502", Name: "negative-scaling", Severity: Warning, Sources: []Source{SourceSweep}, Status: Implemented, Family: FamilyCPUQuota,
 		Title:       "throughput falls (or latency rises) as GOMAXPROCS grows",
 		Explanation: "Lock contention, false sharing and cross-P handoffs can make more Ps slower than fewer.",
 		Detection: "A pair of swept values, each with at least 5 successful runs, where the higher GOMAXPROCS's median " +

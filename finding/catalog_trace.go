@@ -4,7 +4,7 @@ package finding
 // and, where the schedtrace output shows it, by `schedoctor schedtrace`.
 var traceRules = []Rule{
 	{
-		ID: "SD301", Name: "sched-latency", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD301", Name: "sched-latency", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyLatency,
 		Title: "goroutines wait long between runnable and running",
 		Explanation: "Time from GoRunnable to GoRunning is time a ready goroutine spends in a run queue. It adds directly " +
 			"to request latency and grows with CPU saturation, too few Ps or long non-preemptible work.",
@@ -20,7 +20,7 @@ var traceRules = []Rule{
 			"CPU-bound work so latency-sensitive goroutines get a P. When the message names a spin, fix the spin first.",
 	},
 	{
-		ID: "SD302", Name: "runnable-backlog", Severity: Warning, Sources: []Source{SourceTrace, SourceSchedtrace}, Status: Implemented,
+		ID: "SD302", Name: "runnable-backlog", Severity: Warning, Sources: []Source{SourceTrace, SourceSchedtrace}, Status: Implemented, Family: FamilyLatency,
 		Title: "runnable goroutines pile up in run queues (CPU saturation)",
 		Explanation: "When every P is busy, new work waits in the local and global run queues. A sustained backlog means the " +
 			"process needs more CPU than it has.",
@@ -40,7 +40,7 @@ var traceRules = []Rule{
 			"First rule out a spin (SD308, SD101, SD106): a busy wait takes the Ps the others queue for.",
 	},
 	{
-		ID: "SD303", Name: "ps-above-cpus", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD303", Name: "ps-above-cpus", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyCPUQuota,
 		Title: "more Ps running at once than CPUs available",
 		Explanation: "The trace shows Ps in the running state whose threads the kernel has descheduled: GOMAXPROCS is above " +
 			"the CPUs really available (quota, cpuset, other processes), so goroutines stall while 'running'.",
@@ -55,7 +55,7 @@ var traceRules = []Rule{
 			"find what takes it (schedoctor procs: throttling SD404, pressure SD406; other processes).",
 	},
 	{
-		ID: "SD304", Name: "goroutine-migration", Severity: Info, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD304", Name: "goroutine-migration", Severity: Info, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyScheduler,
 		Title: "goroutines migrate between Ps and threads at a high rate",
 		Explanation: "A goroutine that resumes on another P or M loses its cache and its runnext affinity; sleep-polling " +
 			"and handoffs through idle Ps make most resumptions migrate.",
@@ -65,7 +65,7 @@ var traceRules = []Rule{
 		Fix: "Block on the event instead of sleeping, keep producer and consumer on one goroutine or batch their handoffs.",
 	},
 	{
-		ID: "SD305", Name: "syscall-handoff", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD305", Name: "syscall-handoff", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilySyscall,
 		Title: "syscalls lose their P (handoff) and goroutines wait to get one back",
 		Explanation: "A syscall that blocks longer than sysmon's check (20µs-10ms) has its P handed to another thread; on " +
 			"return the goroutine must queue for a P.",
@@ -78,7 +78,7 @@ var traceRules = []Rule{
 		Fix: "Buffer and batch syscalls; move long blocking syscalls off latency-sensitive goroutines.",
 	},
 	{
-		ID: "SD306", Name: "gc-stw-assist", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD306", Name: "gc-stw-assist", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyGC,
 		Title: "GC stop-the-world pauses and mark assists take a large share of time",
 		Explanation: "Stop-the-world phases stall every goroutine; mark assists make allocating goroutines do GC work " +
 			"inline, adding to their latency.",
@@ -91,7 +91,7 @@ var traceRules = []Rule{
 		Fix: "Allocate less, set GOMEMLIMIT and raise GOGC where memory allows.",
 	},
 	{
-		ID: "SD307", Name: "short-sleep-churn", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD307", Name: "short-sleep-churn", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyLoop,
 		Title: "one call site sleeps for tiny durations at a high rate",
 		Explanation: "Each short sleep parks and wakes a goroutine and usually a thread; thousands per second from one " +
 			"site is polling.",
@@ -101,7 +101,7 @@ var traceRules = []Rule{
 		Fix: "Block on the event instead of polling (see SD102).",
 	},
 	{
-		ID: "SD308", Name: "never-blocks", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented,
+		ID: "SD308", Name: "never-blocks", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyLoop,
 		Title: "a goroutine never blocks: it runs until preempted or only yields",
 		Explanation: "A goroutine that only ever leaves the CPU by preemption or Gosched is spinning (or doing long " +
 			"CPU-bound work); it holds a P and pushes others into run queues.",
@@ -123,7 +123,7 @@ var traceRules = []Rule{
 		Fix: "If it waits for something, block on it (SD101, SD106); if it computes, split the work.",
 	},
 	{
-		ID: "SD309", Name: "lock-queue", Severity: Warning, Sources: []Source{SourceTrace, SourceGoroutines}, Status: Implemented,
+		ID: "SD309", Name: "lock-queue", Severity: Warning, Sources: []Source{SourceTrace, SourceGoroutines}, Status: Implemented, Family: FamilyLock,
 		Title: "goroutines queue on one lock (sync.Mutex/RWMutex block stacks)",
 		Explanation: "Goroutines blocked with reason sync on the same Lock call site wait for one another; the lock " +
 			"serialises the work.",

@@ -2,6 +2,7 @@ package finding
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,6 +140,51 @@ func TestLocationString(t *testing.T) {
 	} {
 		if got := c.l.String(); got != c.want {
 			t.Errorf("%+v.String() = %q, want %q", c.l, got, c.want)
+		}
+	}
+}
+
+// TestEveryRuleHasFamilyAndSources: the join (diagnose) reads a rule's
+// family and sources from the catalog, never from its ID, so every rule
+// must carry both, and a family of the constants.
+func TestEveryRuleHasFamilyAndSources(t *testing.T) {
+	for _, r := range Rules() {
+		if r.Family == "" || !slices.Contains(families, r.Family) {
+			t.Errorf("%s: family %q, want one of %v", r.ID, r.Family, families)
+		}
+		if len(r.Sources) == 0 {
+			t.Errorf("%s: no source", r.ID)
+		}
+	}
+	// Each family names some rule: a constant no rule uses is dead.
+	for _, f := range families {
+		if !slices.ContainsFunc(Rules(), func(r Rule) bool { return r.Family == f }) {
+			t.Errorf("family %q: no rule", f)
+		}
+	}
+}
+
+// TestValidateFamily: Validate refuses a rule without a family, with one
+// that is not a constant, or without a source.
+func TestValidateFamily(t *testing.T) {
+	ok := MustLookup("SD101")
+	if err := validate([]Rule{ok}); err != nil {
+		t.Fatalf("a catalog rule refused: %v", err)
+	}
+	for name, tc := range map[string]struct {
+		edit func(*Rule)
+		want string
+	}{
+		"no family":     {func(r *Rule) { r.Family = "" }, "SD101: no family"},
+		"other family":  {func(r *Rule) { r.Family = "spin" }, `SD101: family "spin" is not one`},
+		"no source":     {func(r *Rule) { r.Sources = nil }, "SD101: no source"},
+		"empty sources": {func(r *Rule) { r.Sources = []Source{} }, "SD101: no source"},
+	} {
+		r := ok
+		tc.edit(&r)
+		err := validate([]Rule{r})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: validate = %v, want %q", name, err, tc.want)
 		}
 	}
 }

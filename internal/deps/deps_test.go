@@ -85,10 +85,12 @@ goroutines, contention, host, sweep, live, live/livetrace, live/prom
 < SOURCES;
 
 # The one join: diagnose reads a runtime source's hot line in the code
-# and reports a cause that several sources saw once.
+# and reports a cause that several sources saw once, the live monitor's
+# findings and snapshots included; rule families come from the catalog.
 SOURCES < diagnose;
 
-# check captures a live service's sources and hands them to diagnose.
+# check captures a live service's sources, reads and bounds what it
+# fetched, and hands them to diagnose; it joins nothing itself.
 diagnose < check;
 
 # Renderers: text, JSON, SARIF, HTML and the rule pages. They come after
