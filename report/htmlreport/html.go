@@ -35,10 +35,20 @@ import (
 )
 
 //go:embed assets/report.css
-var css string
+var reportCSS string
+
+// css is the page's style: report.css and the palette's classes.
+var css = reportCSS + paletteCSS()
+
+//go:embed assets/layout.js
+var layoutScript string
 
 //go:embed assets/report.js
-var script string
+var reportScript string
+
+// script is the page's one script: the label layout (layout.js, pure, so
+// that a test can run it alone) and the drawing.
+var script = layoutScript + reportScript
 
 // scriptHash is the script's CSP hash: the policy allows this script and
 // no other, so that even markup that escaped the escaping could not run.
@@ -90,9 +100,11 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 	for i, s := range sets {
 		sets[i] = viz.Clean(finite(s)) // labels from input drawn as text: escaped, capped
 	}
-	data := dataJSON{Sets: sets}
+	pal := newPalette(sets)
+	data := dataJSON{Sets: sets, Colours: []setColours{}}
 	for i, s := range sets {
-		page.Sets = append(page.Sets, setView(i, s))
+		page.Sets = append(page.Sets, setView(i, s, pal))
+		data.Colours = append(data.Colours, pal.forSet(s))
 	}
 	if data.Sets == nil {
 		data.Sets = []*viz.Set{}
@@ -112,6 +124,9 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 
 type dataJSON struct {
 	Sets []*viz.Set `json:"sets"`
+	// Colours are the classes of each set's causes, series and states
+	// (colours.go), index for index with Sets.
+	Colours []setColours `json:"colours"`
 }
 
 // maxSets bounds the picture sets of one report (a demo of many programs):
@@ -155,10 +170,11 @@ type pageData struct {
 }
 
 type findingData struct {
-	Rule, Name, Severity, Message, Fix, URL string
-	Locations                               []string
-	Evidence                                []evidenceData
-	Sources                                 string
+	// What is the one-line headline, Because the reason beneath it.
+	Rule, Name, Severity, What, Because, Fix, URL string
+	Locations                                     []string
+	Evidence                                      []evidenceData
+	Sources                                       string
 }
 
 type evidenceData struct{ Label, Value string }
@@ -181,13 +197,11 @@ type setData struct {
 }
 
 type causeRow struct {
-	Cause       string
-	Class       string
-	Cores       string
-	Share       string
-	Width       float64
-	SharePct    float64
-	FlameLegend bool
+	Cause string
+	Class string
+	Cores string
+	Share string
+	Width float64
 }
 
 type legendItem struct{ Name, Class string }
@@ -224,7 +238,7 @@ func counts(fs []finding.Finding) string {
 func clean(s string) string { return textsafe.String(s) }
 
 func findingView(f finding.Finding) findingData {
-	d := findingData{Rule: clean(f.Rule), Severity: f.Severity.String(), Message: clean(f.Message), Fix: clean(f.Fix)}
+	d := findingData{Rule: clean(f.Rule), Severity: f.Severity.String(), What: clean(headline(f)), Because: clean(because(f)), Fix: clean(f.Fix)}
 	if r, ok := finding.Lookup(f.Rule); ok {
 		d.Name, d.URL = r.Name, r.URL()
 	}
@@ -238,6 +252,35 @@ func findingView(f finding.Finding) findingData {
 		d.Sources = clean(strings.Join(f.Sources, ", "))
 	}
 	return d
+}
+
+// headline and because split a finding into the one line that heads its
+// card and the reason beneath it.
+//
+// Temporary: until finding.Finding carries its headline and reason as
+// fields (issue 21, part 1), they are cut from Message at its first "; "
+// or " because ", whichever comes first; a message with neither is all
+// headline. When the fields exist, these two return them, and nothing
+// else in the renderer changes.
+func headline(f finding.Finding) string {
+	what, _ := splitMessage(f.Message)
+	return what
+}
+
+func because(f finding.Finding) string {
+	_, why := splitMessage(f.Message)
+	return why
+}
+
+func splitMessage(m string) (what, why string) {
+	i, j := strings.Index(m, "; "), strings.Index(m, " because ")
+	switch {
+	case j >= 0 && (i < 0 || j < i):
+		return m[:j], "Because " + m[j+len(" because "):]
+	case i >= 0:
+		return m[:i], m[i+len("; "):]
+	}
+	return m, ""
 }
 
 func summaryText(s any) (string, error) {
@@ -269,13 +312,9 @@ func clean2(s string) string {
 
 const flameRow = 18
 
-func setView(i int, s *viz.Set) setData {
+func setView(i int, s *viz.Set, pal palette) setData {
 	d := setData{Index: i, Title: clean(s.Title), Flame: s.Flame, Latency: s.Latency, Timeline: s.Timeline}
-	flameIdx := map[string]int{}
 	if s.Flame != nil {
-		for ci, c := range s.Flame.Causes {
-			flameIdx[c] = ci
-		}
 		d.FlameHeight = (depth(s.Flame.Root)+1)*flameRow + 2
 		d.FlameNote = fmt.Sprintf("%d frames drawn; %d frames under %.2g%% of the CPU left out (their CPU stays in their callers)",
 			s.Flame.Nodes, s.Flame.Pruned, 100*s.Flame.MinShare)
@@ -284,16 +323,12 @@ func setView(i int, s *viz.Set) setData {
 	for _, c := range s.Causes {
 		maxCores = max(maxCores, c.Cores)
 	}
-	for ri, c := range s.Causes {
-		ci, ok := flameIdx[c.Cause]
-		if !ok {
-			ci = ri
-		}
+	for _, c := range s.Causes {
 		w := 0.0
 		if maxCores > 0 {
 			w = 100 * c.Cores / maxCores
 		}
-		d.Causes = append(d.Causes, causeRow{Cause: clean(c.Cause), Class: fmt.Sprintf("c%d", ci%21),
+		d.Causes = append(d.Causes, causeRow{Cause: clean(c.Cause), Class: pal.of(c.Cause),
 			Cores: fmt.Sprintf("%.3f", c.Cores), Share: fmt.Sprintf("%.1f%%", c.Share), Width: w})
 	}
 	if t := s.Timeline; t != nil {
@@ -303,8 +338,8 @@ func setView(i int, s *viz.Set) setData {
 			d.TLRow = 24
 		}
 		d.TLHeight = len(t.Procs)*d.TLRow + 8 + 80 + 20
-		for si, n := range t.States {
-			d.TLStates = append(d.TLStates, legendItem{Name: clean(n), Class: fmt.Sprintf("t%d", si%5)})
+		for _, n := range t.States {
+			d.TLStates = append(d.TLStates, legendItem{Name: clean(n), Class: pal.of(n)})
 		}
 		d.TLNote = fmt.Sprintf("%s, %d buckets of %s", plural(len(t.Procs), "P"), t.Buckets, durString(t.BucketNs))
 		if t.OmittedProcs > 0 {
@@ -312,8 +347,8 @@ func setView(i int, s *viz.Set) setData {
 		}
 	}
 	if h := s.Latency; h != nil {
-		for si, sr := range h.Series {
-			d.LatLegend = append(d.LatLegend, legendItem{Name: clean(sr.Name), Class: fmt.Sprintf("c%d", (si+5)%21)})
+		for _, sr := range h.Series {
+			d.LatLegend = append(d.LatLegend, legendItem{Name: clean(sr.Name), Class: pal.of(sr.Name)})
 		}
 	}
 	for ci, c := range s.Curves {

@@ -178,7 +178,7 @@ func TestGolden(t *testing.T) {
 	fb.Add([]string{"runtime.main", "main.main"}, 300, "user")
 	r := report.Report{
 		Source: finding.SourceProfile,
-		Findings: []finding.Finding{{Rule: "SD204", Severity: finding.Warning, Message: "70% of CPU (0.70 cores) busy-waits in a select",
+		Findings: []finding.Finding{{Rule: "SD204", Severity: finding.Warning, Message: "70% of CPU (0.70 cores) busy-waits in a select because its default case is always ready",
 			Locations: []finding.Location{{File: "/src/main.go", Line: 12, Function: "main.spin"}},
 			Evidence:  []finding.Evidence{{Label: "share of the profile's CPU time", Value: 70, Unit: "%"}},
 			Fix:       "remove the default", Sources: []string{"profile", "lint"}}},
@@ -312,5 +312,57 @@ func TestThinHeading(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "not enough evidence") {
 		t.Error("a report without a thin summary says the evidence is thin")
+	}
+}
+
+// TestHeadlineBecause: a finding's card heads with one line (the
+// message up to its first "; " or " because "), the rest beneath in a
+// paragraph of its own, both escaped; the whole headline is in the title
+// for hover. Fails on the card whose heading was the whole message.
+func TestHeadlineBecause(t *testing.T) {
+	for _, c := range []struct{ msg, what, why string }{
+		{"GOMAXPROCS=2 is the knee because it has the best p99; not recommended: busy", "GOMAXPROCS=2 is the knee", "Because it has the best p99; not recommended: busy"},
+		{"16% of CPU goes to preemption; threads kept running because of x", "16% of CPU goes to preemption", "threads kept running because of x"},
+		{"70% of CPU busy-waits in a select", "70% of CPU busy-waits in a select", ""},
+		{"", "", ""},
+	} {
+		f := finding.Finding{Message: c.msg}
+		if got := headline(f); got != c.what {
+			t.Errorf("headline(%q) = %q, want %q", c.msg, got, c.what)
+		}
+		if got := because(f); got != c.why {
+			t.Errorf("because(%q) = %q, want %q", c.msg, got, c.why)
+		}
+	}
+	long := strings.Repeat("very long figures, ", 20)
+	r := report.Report{Source: finding.SourceProfile, Findings: []finding.Finding{
+		{Rule: "SD204", Severity: finding.Warning, Message: "1 core <b>busy</b> " + long + "because a <i>select</i> has a default"},
+		{Rule: "SD101", Severity: finding.Info, Message: "one line only"},
+	}}
+	var b bytes.Buffer
+	if err := Render(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	what := "1 core &lt;b&gt;busy&lt;/b&gt; " + strings.TrimSuffix(long, " ")
+	for _, want := range []string{
+		`title="` + what + `"`,
+		`<span class="what">` + what + `</span></h3>`,
+		`<p class="because">Because a &lt;i&gt;select&lt;/i&gt; has a default</p>`,
+		`<span class="what">one line only</span></h3>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<p class="because">`); n != 1 {
+		t.Errorf("%d because paragraphs, want 1 (a one-line message has none)", n)
+	}
+	if n := strings.Count(page, `class="headline"`); n != 2 {
+		t.Errorf("%d headlines, want one per finding", n)
+	}
+	// One line in the style: cut with an ellipsis, never wrapped.
+	if !regexp.MustCompile(`\.finding h3 \{[^}]*white-space: nowrap;[^}]*text-overflow: ellipsis;`).MatchString(css) {
+		t.Error("the headline's style does not keep it to one line")
 	}
 }

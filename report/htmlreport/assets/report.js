@@ -32,6 +32,34 @@
     t.textContent = clean(s);
     return t;
   }
+  // The width of a drawn label, in px.
+  function textW(t) { try { return t.getComputedTextLength(); } catch (e) { return 6.6 * t.textContent.length; } }
+  // fit shortens a drawn label to at most w px, ending it with "…" (a
+  // label from input can be any length: a benchmark's metric, a name).
+  function fit(t, w) {
+    if (textW(t) <= w) return t;
+    var s = t.textContent, lo = 0, hi = s.length;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = s.slice(0, mid) + "…";
+      if (textW(t) <= w) lo = mid; else hi = mid - 1;
+    }
+    t.textContent = s.slice(0, lo) + "…";
+    return t;
+  }
+  // labelRow draws labels beside (or centred on) their marks at y, in as
+  // many rows of rowH px as opt.rows allows (sdPlaceLabels, layout.js):
+  // none overlaps another. A label that fits in no row is not drawn.
+  function labelRow(svg, items, y, rowH, lo, hi, opt) {
+    var ts = items.map(function (it) { var t = text(0, y, it.s, svg); if (it.cls) t.setAttribute("class", it.cls); fit(t, hi - lo); return t; });
+    var placed = sdPlaceLabels(items.map(function (it, i) { return { at: it.at, w: textW(ts[i]) }; }), lo, hi, opt);
+    ts.forEach(function (t, i) {
+      var p = placed[i];
+      if (p.row < 0) { svg.removeChild(t); return; }
+      t.setAttribute("x", p.x.toFixed(1));
+      t.setAttribute("y", (y + p.row * rowH).toFixed(1));
+    });
+  }
   function fmtDur(ns) {
     if (ns < 1e3) return ns.toFixed(0) + "ns";
     if (ns < 1e6) return +(ns / 1e3).toPrecision(3) + "µs";
@@ -63,7 +91,7 @@
   // Flame graph: root on top, each frame's width its CPU, coloured by the
   // cause with most of its CPU. Hover or arrow keys show frame, cause and
   // share; click or Enter zooms; Escape zooms out.
-  function flame(box, f) {
+  function flame(box, f, col) {
     var rowH = 18, names = f.names, causes = f.causes;
     var byNode = [], parent = [];
     (function walk(n, p) { byNode.push(n); parent.push(p); var me = byNode.length - 1; n._i = me; (n.k || []).forEach(function (c) { walk(c, me); }); })(f.root, -1);
@@ -83,7 +111,7 @@
       var anc = [], a = parent[zoom];
       while (a >= 0) { anc.unshift(a); a = parent[a]; }
       function rect(n, x, depth, w) {
-        var r = el("rect", { x: x, y: depth * rowH, width: Math.max(w, 0.5), height: rowH - 1, "class": "fr c" + (n.c % 21) + (n._i === sel ? " sel" : ""), "data-i": n._i }, svg);
+        var r = el("rect", { x: x, y: depth * rowH, width: Math.max(w, 0.5), height: rowH - 1, "class": "fr " + (col.flame || [])[n.c] + (n._i === sel ? " sel" : ""), "data-i": n._i }, svg);
         drawn++;
         if (w > 40) {
           var chars = Math.floor((w - 6) / 6.6), s = label(n);
@@ -121,7 +149,7 @@
   // P timeline: one row per P, the share of each bucket in each state
   // stacked; the runnable goroutines below. Buckets were aggregated while
   // the trace streamed, so the drawing is bounded whatever its length.
-  function timeline(box, t) {
+  function timeline(box, t, col) {
     // The row height is the server's (data-row), which sized the box.
     var rowH = +box.getAttribute("data-row") || 14, gutter = 64, runH = 80, W = width(box), n = t.buckets;
     var svg = canvas(box), paths = 0;
@@ -140,7 +168,7 @@
           top.push(xAt(i).toFixed(1) + "," + yt.toFixed(1), xAt(i + 1).toFixed(1) + "," + yt.toFixed(1));
           bot.unshift(xAt(i + 1).toFixed(1) + "," + yb.toFixed(1), xAt(i).toFixed(1) + "," + yb.toFixed(1));
         }
-        el("path", { d: "M" + top.join("L") + "L" + bot.join("L") + "Z", "class": "tp t" + (si % 5) }, svg);
+        el("path", { d: "M" + top.join("L") + "L" + bot.join("L") + "Z", "class": "tp " + (col.states || [])[si] }, svg);
         paths++;
       });
     });
@@ -199,7 +227,7 @@
   // height is logarithmic in the count (a bar's parts share it in
   // proportion), so that the tail's few slow starts stay visible beside
   // thousands of fast ones.
-  function histogram(box, h) {
+  function histogram(box, h, col) {
     var W = width(box), H = box.clientHeight || 240, left = 56, bottom = 36, top = 10;
     var svg = canvas(box), nb = h.bounds_ns.length;
     var totals = new Array(nb).fill(0);
@@ -217,20 +245,25 @@
       s.counts.forEach(function (c, i) {
         if (!c) return;
         var full = hOf(totals[i]), hh = full * c / totals[i], y = top + ph - full * (base[i] + c) / totals[i];
-        el("rect", { x: left + i * bw + 1, y: y, width: Math.max(bw - 2, 1), height: Math.max(hh, 0.5), "class": "hb c" + ((si + 5) % 21), "data-b": i }, svg);
+        el("rect", { x: left + i * bw + 1, y: y, width: Math.max(bw - 2, 1), height: Math.max(hh, 0.5), "class": "hb " + (col.series || [])[si], "data-b": i }, svg);
         base[i] += c; bars++;
       });
     });
-    var every = Math.max(1, Math.ceil(nb / Math.floor((W - left) / 60)));
-    h.bounds_ns.forEach(function (b, i) { if (i % every === 0) text(left + (i + 0.5) * bw, top + ph + 14, "≤" + fmtDur(b), svg, "middle"); });
-    (h.quantiles || []).forEach(function (q, qi) {
+    // The buckets' bounds under the axis, thinned to one per 60 px and
+    // then to those that do not overlap; the percentiles at the top,
+    // beside their marks, stacked in rows where they are close (p90 and
+    // p99 often fall in one bucket).
+    var every = Math.max(1, Math.ceil(nb / Math.floor((W - left) / 60))), ticks = [];
+    h.bounds_ns.forEach(function (b, i) { if (i % every === 0) ticks.push({ at: left + (i + 0.5) * bw, s: "≤" + fmtDur(b) }); });
+    labelRow(svg, ticks, top + ph + 14, 14, left - 8, W - 2, { side: "centre", gap: 4 });
+    var marks = (h.quantiles || []).map(function (q) {
       var i = 0;
       while (i < nb - 1 && h.bounds_ns[i] < q.ns) i++;
       var x = left + (i + 0.5) * bw;
       el("line", { x1: x, x2: x, y1: top, y2: top + ph, "class": "knee" }, svg);
-      var near = x > W - 120;
-      text(near ? x - 3 : x + 3, top + 10 + 12 * qi, q.name + " " + fmtDur(q.ns), svg, near ? "end" : null);
+      return { at: x, s: q.name + " " + fmtDur(q.ns), cls: "mark" };
     });
+    labelRow(svg, marks, top + 11, 14, left + 2, W - 10, { pad: 3, gap: 6, rows: marks.length });
     var cur = 0;
     function show(i) {
       var lo = i === 0 ? 0 : h.bounds_ns[i - 1], parts = [];
@@ -253,7 +286,7 @@
 
   // A curve against a swept parameter: the medians joined, their
   // intervals as bars, the knee marked.
-  function curve(box, c) {
+  function curve(box, c, col) {
     var W = width(box), H = box.clientHeight || 260, left = 64, right = 12, top = 26, bottom = 40;
     var svg = canvas(box), ps = c.points;
     var xs = ps.map(function (p) { return p.x; }), xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
@@ -264,13 +297,14 @@
     el("line", { x1: left, x2: W - right, y1: Y(0), y2: Y(0), "class": "axis" }, svg);
     el("line", { x1: left, x2: left, y1: top, y2: Y(0), "class": "axis" }, svg);
     [0, 0.5, 1].forEach(function (f) { text(left - 4, Y(ymax / 1.1 * f) + 4, fmtNum(ymax / 1.1 * f), svg, "end"); });
-    ps.forEach(function (p) { text(X(p.x), Y(0) + 14, String(p.x), svg, "middle"); });
-    text((left + W - right) / 2, H - 6, c.x_label, svg, "middle");
-    text(8, 14, c.y_label, svg);
+    // The x values under the axis, those that would overlap left out
+    // (a sweep of 1, 2, 4, … 64 crowds the small ones).
+    labelRow(svg, ps.map(function (p) { return { at: X(p.x), s: String(p.x) }; }), Y(0) + 14, 14, 2, W - 2, { side: "centre", gap: 4 });
+    labelRow(svg, [{ at: (left + W - right) / 2, s: c.x_label }], H - 6, 14, 2, W - 2, { side: "centre" });
+    fit(text(8, 14, c.y_label, svg), W - 16);
     if (c.mark) {
       el("line", { x1: X(c.mark), x2: X(c.mark), y1: top, y2: Y(0), "class": "knee" }, svg);
-      var nearR = X(c.mark) > W - 160;
-      text(nearR ? X(c.mark) - 4 : X(c.mark) + 4, top + 2, c.mark_label, svg, nearR ? "end" : null);
+      labelRow(svg, [{ at: X(c.mark), s: c.mark_label, cls: "mark" }], top + 12, 14, left + 2, W - 2, { pad: 4 });
     }
     el("path", { d: "M" + ps.map(function (p) { return X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1); }).join("L"), "class": "line" }, svg);
     var dots = ps.map(function (p, i) {
@@ -302,19 +336,44 @@
   var data = JSON.parse(document.getElementById("sd-data").textContent);
   var draw = { flame: flame, timeline: timeline, histogram: histogram, curve: curve };
   Array.prototype.forEach.call(boxes, function (box) {
-    var set = data.sets[+box.getAttribute("data-set")], kind = box.getAttribute("data-kind");
+    var si = +box.getAttribute("data-set"), set = data.sets[si], kind = box.getAttribute("data-kind");
     try {
       var d = kind === "flame" ? set.flame : kind === "timeline" ? set.timeline : kind === "histogram" ? set.latency : set.curves[+box.getAttribute("data-curve")];
-      draw[kind](box, d);
+      draw[kind](box, d, (data.colours || [])[si] || {});
       var hint = document.getElementById(box.id + "-detail");
       if (hint && !hint.textContent) hint.textContent = "Hover, or focus and use the arrow keys" + (kind === "flame" ? " (Enter zooms, Escape zooms out)" : "") + ".";
     } catch (e) {
       record("drawing " + kind + ": " + e.message);
     }
   });
+  // The labels' geometry, which the browser tests read at 800 and 1280 px:
+  // pairs of labels that overlap, and labels cut by their picture's edge.
+  // The flame graph's are left out: each is cut to its frame by
+  // construction, and they are thousands.
+  var overlaps = 0, outside = 0, bad = [];
+  Array.prototype.forEach.call(document.querySelectorAll(".chart:not([data-kind=flame]) svg"), function (svg) {
+    var box = svg.getBoundingClientRect();
+    var rs = Array.prototype.map.call(svg.querySelectorAll("text"), function (t) { return { r: t.getBoundingClientRect(), s: t.textContent }; });
+    rs.forEach(function (a, i) {
+      if (a.r.left < box.left - 0.5 || a.r.right > box.right + 0.5 || a.r.top < box.top - 0.5 || a.r.bottom > box.bottom + 0.5) {
+        outside++; if (bad.length < 5) bad.push("cut: " + a.s);
+      }
+      for (var j = i + 1; j < rs.length; j++) {
+        var c = rs[j].r;
+        if (Math.min(a.r.right, c.right) - Math.max(a.r.left, c.left) > 0.5 && Math.min(a.r.bottom, c.bottom) - Math.max(a.r.top, c.top) > 0.5) {
+          overlaps++; if (bad.length < 5) bad.push(a.s + " × " + rs[j].s);
+        }
+      }
+    });
+  });
   var b = document.body, shift = Math.abs(document.documentElement.scrollHeight - pageBefore);
   Array.prototype.forEach.call(boxes, function (box, i) { shift += Math.abs(box.getBoundingClientRect().height - before[i]); });
   b.setAttribute("data-layout-shift", shift.toFixed(1));
+  b.setAttribute("data-label-overlaps", overlaps);
+  b.setAttribute("data-labels-cut", outside);
+  b.setAttribute("data-label-problems", bad.join(" | "));
+  // Wider than the window: a line the reader must scroll sideways for.
+  b.setAttribute("data-overflow-x", Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
   b.setAttribute("data-flame-rects", counts.flame);
   b.setAttribute("data-timeline-paths", counts.timeline);
   b.setAttribute("data-histogram-bars", counts.histogram);

@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -119,21 +121,25 @@ func open(t *testing.T, b *Browser, r report.Report) (page, string) {
 	}
 	// $SCHEDOCTOR_KEEP_HTML keeps the pages to look at.
 	if dir := os.Getenv("SCHEDOCTOR_KEEP_HTML"); dir != "" {
-		name := strings.Map(func(r rune) rune {
-			if r == '/' || r == ' ' || r == '(' || r == ')' {
-				return '_'
-			}
-			return r
-		}, t.Name())
-		_ = os.WriteFile(filepath.Join(dir, name+".html"), buf.Bytes(), 0o644)
+		_ = os.WriteFile(filepath.Join(dir, fileName(t.Name())+".html"), buf.Bytes(), 0o644)
 	}
 	return load(t, b, path), path
 }
 
 func load(t *testing.T, b *Browser, path string) page {
 	t.Helper()
+	return loadAt(t, b, path, 1280)
+}
+
+// widths are the window widths every report is drawn and photographed at:
+// a laptop's, and a narrow window (half a screen, a tablet).
+var widths = []int{1280, 800}
+
+// loadAt loads the page in a window width px wide.
+func loadAt(t *testing.T, b *Browser, path string, width int) page {
+	t.Helper()
 	out, errOut, err := b.Run(context.Background(), 90*time.Second, path,
-		"--dump-dom", "--virtual-time-budget=5000", "--window-size=1280,2000")
+		"--dump-dom", "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,2000", width))
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, tail(errOut))
 	}
@@ -249,6 +255,69 @@ func checkCounts(t *testing.T, p page, r report.Report) {
 	}
 }
 
+// checkGeometry fails when, in the window of the width the page was
+// loaded at, two of the pictures' labels overlap, a label is cut by its
+// picture's edge, or the page is wider than the window (the page's script
+// measures: data-label-overlaps, data-labels-cut, data-overflow-x).
+func checkGeometry(t *testing.T, p page, width int) {
+	t.Helper()
+	for _, attr := range []string{"data-label-overlaps", "data-labels-cut", "data-overflow-x"} {
+		if v := p.attrs[attr]; v != "0" {
+			t.Errorf("at %d px: %s = %q, want 0 (%s)", width, attr, v, p.attrs["data-label-problems"])
+		}
+	}
+}
+
+var screenshotDir = flag.String("screenshots", "", "keep the browser tests' screenshots in `DIR` (default: $SCHEDOCTOR_SCREENSHOTS, else the test's temporary directory)")
+
+// screenshot photographs the page in a window width px wide into the
+// screenshot directory as NAME-WIDTH.png, checks that it is a PNG of that
+// width with at least minColours distinct colours (a blank or undrawn
+// page has a handful), and returns its path.
+func screenshot(t *testing.T, b *Browser, path, name string, width, minColours int) string {
+	t.Helper()
+	dir := *screenshotDir
+	if dir == "" {
+		dir = os.Getenv("SCHEDOCTOR_SCREENSHOTS")
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, fmt.Sprintf("%s-%d.png", fileName(name), width))
+	if _, errOut, err := b.Run(context.Background(), 90*time.Second, path, "--screenshot="+shot,
+		"--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,1600", width)); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, tail(errOut))
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", shot, err)
+	}
+	if w := img.Bounds().Dx(); w != width {
+		t.Errorf("screenshot %s is %d px wide, want %d", shot, w, width)
+	}
+	if n := distinctColoursOf(img); n < minColours {
+		t.Errorf("screenshot %s has %d distinct colours, want at least %d: blank or undrawn", shot, n, minColours)
+	}
+	return shot
+}
+
+// fileName makes a test's name a file name.
+func fileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '(' || r == ')' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
 // TestReports renders each kind of report from the repository's fixtures.
 func TestReports(t *testing.T) {
 	b := browser(t)
@@ -275,10 +344,11 @@ func TestReports(t *testing.T) {
 				Profile: &diagnose.ProfileSummary{Summary: busy.Summary.(*profile.Summary)},
 				Trace:   &diagnose.TraceSummary{Summary: tr.Summary}}}, true, true, true, false},
 		{"procs (findings only)", report.Report{Source: finding.SourceProcs, Findings: procs.Findings(procSum), Summary: procSum}, false, false, false, false},
+		{"crowded labels", crowdedReport(), false, false, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, _ := open(t, b, c.r)
+			p, path := open(t, b, c.r)
 			checkClean(t, p)
 			checkCounts(t, p, c.r)
 			for _, want := range []struct {
@@ -294,8 +364,50 @@ func TestReports(t *testing.T) {
 				t.Errorf("%d findings in the page, want %d", got, want)
 			}
 			t.Logf("render %s ms, flame %s rects, timeline %s paths", p.attrs["data-render-ms"], p.attrs["data-flame-rects"], p.attrs["data-timeline-paths"])
+			// At each width: no label over another, none cut, nothing
+			// wider than the window; and a screenshot to look at.
+			minColours := 50
+			if !c.flame && !c.timeline && !c.hist && !c.curves {
+				minColours = 10 // text and the severities' colours
+			}
+			for _, w := range widths {
+				pw := p // loaded at 1280
+				if w != 1280 {
+					pw = loadAt(t, b, path, w)
+				}
+				checkGeometry(t, pw, w)
+				screenshot(t, b, path, t.Name(), w, minColours)
+			}
 		})
 	}
+}
+
+// crowdedReport's pictures crowd their labels: the three percentiles in
+// the histogram's last two buckets (p90 and p99 in one, at the right
+// edge, where the old layout put their labels over each other), a sweep
+// of 1 to 64 whose small values are a few px apart, and labels longer
+// than the picture is wide.
+func crowdedReport() report.Report {
+	var bounds []int64
+	counts := []int64{}
+	for i := range 24 {
+		bounds = append(bounds, int64(1000)<<i)
+		counts = append(counts, int64(1000>>min(i, 9)))
+	}
+	h := &viz.Histogram{Bounds: bounds,
+		Series: []viz.Series{{Name: "channel or select", Counts: counts}, {Name: "preempted", Counts: counts}, {Name: "created", Counts: counts}},
+		Quants: []viz.Quantile{{Name: "p50", Value: bounds[22] - 5}, {Name: "p90", Value: bounds[23] - 3}, {Name: "p99", Value: bounds[23] - 1}}}
+	long := strings.Repeat("a very long label from a benchmark's metric ", 6)
+	var pts []viz.Point
+	for _, x := range []float64{1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64} {
+		pts = append(pts, viz.Point{X: x, Y: 100 / x, Lo: 90 / x, Hi: 110 / x})
+	}
+	set := &viz.Set{Title: "crowded", Latency: h, Curves: []viz.Curve{
+		{Title: "p99 against GOMAXPROCS", XLabel: long, YLabel: long, Points: pts, Mark: 64, MarkLabel: "knee " + long},
+		{Title: "knee at the left", XLabel: "GOMAXPROCS", YLabel: "ops/s", Points: pts, Mark: 1, MarkLabel: "knee"},
+	}}
+	return report.Report{Source: finding.SourceTrace, Findings: []finding.Finding{{Rule: "SD301", Severity: finding.Warning,
+		Message: "p99 scheduling latency is " + long + "because " + long}}, Summary: hostileSummary{set}}
 }
 
 // demoReport is a demo's report made from the fixtures, as `schedoctor
@@ -486,33 +598,38 @@ func TestScreenshotNotBlank(t *testing.T) {
 	b := browser(t)
 	tr := traceResult(t, filepath.Join(repo, "exectrace/testdata/gcpressure.trace"))
 	_, path := open(t, b, report.Report{Source: finding.SourceTrace, Findings: tr.Findings, Summary: tr.Summary})
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	if _, errOut, err := b.Run(context.Background(), 90*time.Second, path, "--screenshot="+shot,
-		"--virtual-time-budget=5000", "--window-size=1280,1600"); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, tail(errOut))
-	}
-	colours, err := distinctColours(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Text alone gives grey levels; the timeline, histogram and legend add
 	// their colours. A blank or unstyled page has a handful.
-	if colours < 50 {
-		t.Errorf("the screenshot has %d distinct colours: blank or undrawn", colours)
+	for _, w := range widths {
+		shot := screenshot(t, b, path, t.Name(), w, 50)
+		t.Logf("screenshot %s", shot)
 	}
-	t.Logf("screenshot: %d distinct colours", colours)
-}
-
-func distinctColours(path string) (int, error) {
-	f, err := os.Open(path)
+	// The check can fail: a page with nothing drawn.
+	blank := filepath.Join(t.TempDir(), "blank.html")
+	if err := os.WriteFile(blank, []byte("<!doctype html><title>blank</title><p>x</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "blank.png")
+	if _, errOut, err := b.Run(context.Background(), 90*time.Second, blank, "--screenshot="+shot, "--window-size=800,600"); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, tail(errOut))
+	}
+	f, err := os.Open(shot)
 	if err != nil {
-		return 0, err
+		t.Fatal(err)
 	}
 	defer f.Close()
 	img, err := png.Decode(f)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
+		t.Fatal(err)
 	}
+	if n := distinctColoursOf(img); n >= 50 {
+		t.Errorf("a blank page's screenshot has %d distinct colours: the check cannot fail", n)
+	}
+}
+
+// distinctColoursOf counts the colours of every other pixel of every
+// other row.
+func distinctColoursOf(img image.Image) int {
 	seen := map[[3]uint32]bool{}
 	bnd := img.Bounds()
 	for y := bnd.Min.Y; y < bnd.Max.Y; y += 2 {
@@ -521,7 +638,7 @@ func distinctColours(path string) (int, error) {
 			seen[[3]uint32{r >> 8, g >> 8, b >> 8}] = true
 		}
 	}
-	return len(seen), nil
+	return len(seen)
 }
 
 // TestLargeTrace: the report of the largest trace at hand stays a few MB
