@@ -489,6 +489,14 @@ func TestDemoReport(t *testing.T) {
 	if st.Size() > maxHTML {
 		t.Errorf("the demo report of %d picture sets is %d bytes, over %d", len(titles), st.Size(), maxHTML)
 	}
+	for _, w := range widths {
+		pw := p
+		if w != 1280 {
+			pw = loadAt(t, b, path, w)
+		}
+		checkGeometry(t, pw, w)
+		screenshot(t, b, path, t.Name(), w, 50)
+	}
 	t.Logf("%d picture sets, %d bytes; render %s ms, flame %s rects, timeline %s paths, histogram %s bars",
 		len(titles), st.Size(), p.attrs["data-render-ms"], p.attrs["data-flame-rects"], p.attrs["data-timeline-paths"], p.attrs["data-histogram-bars"])
 }
@@ -589,6 +597,24 @@ func TestChecksCanFail(t *testing.T) {
 	}
 	if p := load(t, b, path); p.attrs["data-layout-shift"] == "0.0" || p.attrs["data-layout-shift"] == "" {
 		t.Errorf("layout shift %q for a page whose pictures' boxes are unsized", p.attrs["data-layout-shift"])
+	}
+	// Two labels drawn over each other, one cut by its picture's edge,
+	// and a line wider than the window are caught by the page's measure
+	// that checkGeometry reads.
+	crowded := strings.Replace(string(good), "<main>", `<main><div class="chart" style="height: 40px"><svg viewBox="0 0 400 40">`+
+		`<text x="10" y="20">p90 8.39ms</text><text x="14" y="22">p99 8.39ms</text><text x="390" y="20">this label runs past the edge of its picture</text></svg></div>`+
+		`<p style="white-space: nowrap">`+strings.Repeat("wide ", 400)+`</p>`, 1)
+	if err := os.WriteFile(path, []byte(crowded), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pc := loadAt(t, b, path, 800)
+	for attr, want := range map[string]string{"data-label-overlaps": "1", "data-labels-cut": "1"} {
+		if got := pc.attrs[attr]; got != want {
+			t.Errorf("%s = %q on a page with one such label, want %s", attr, got, want)
+		}
+	}
+	if pc.attrs["data-overflow-x"] == "0" || pc.attrs["data-overflow-x"] == "" {
+		t.Errorf("data-overflow-x = %q on a page with a line wider than the window", pc.attrs["data-overflow-x"])
 	}
 }
 
