@@ -15,7 +15,9 @@
 // fixed number of buckets per P, so that a report stays a few MB for any
 // trace or profile. The builders that keep them bounded are internal
 // (internal/vizbuild); this package holds only the result. Labels come
-// from input: Clean makes every label of a Set safe to draw.
+// from input: Clean makes every label of a Set safe to draw. Palette and
+// Slot give each name the sources draw (a cause, a wait reason, a P
+// state) one colour in every picture of every report.
 //
 // The package imports only the standard library and internal/textsafe.
 package viz
