@@ -3,6 +3,7 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedoctor/schedoctor/check"
+	"github.com/schedoctor/schedoctor/diagnose"
+	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/profile/classify"
+	"github.com/schedoctor/schedoctor/report"
+	"github.com/schedoctor/schedoctor/report/htmlreport"
 	"github.com/schedoctor/schedoctor/viz"
 )
 
@@ -224,4 +231,40 @@ func TestEveryNameHasAColour(t *testing.T) {
 		}
 	}
 	t.Logf("%d names, %d of them from %d traces", len(names), len(seen), len(traces))
+}
+
+// TestColoursAcrossReports: the fixtures' real reports — trace reports of
+// traces whose reasons differ, and a check report holding a profile and
+// another trace — give each cause, reason and state one class.
+func TestColoursAcrossReports(t *testing.T) {
+	busy := profileReport(t, "busyselect.pb.gz")
+	var reports []report.Report
+	for _, name := range []string{"mutex", "sleeppoll", "gosched"} {
+		tr := traceResult(t, filepath.Join(repo, "exectrace/testdata", name+".trace"))
+		reports = append(reports, report.Report{Source: finding.SourceTrace, Findings: tr.Findings, Summary: tr.Summary})
+	}
+	gc := traceResult(t, filepath.Join(repo, "exectrace/testdata/gcpressure.trace"))
+	reports = append(reports, busy, report.Report{Source: finding.SourceCheck, Findings: gc.Findings,
+		Summary: &check.Summary{Target: "fixture",
+			Profile: &diagnose.ProfileSummary{Summary: busy.Summary.(*profile.Summary)},
+			Trace:   &diagnose.TraceSummary{Summary: gc.Summary}}})
+	classOf := map[string]string{}
+	where := map[string]int{}
+	item := regexp.MustCompile(`<li><i class="([a-z0-9]+)"></i>([^<]*)</li>`)
+	for i, r := range reports {
+		var b bytes.Buffer
+		if err := htmlreport.Render(&b, r, htmlreport.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range item.FindAllStringSubmatch(b.String(), -1) {
+			class, name := m[1], html.UnescapeString(m[2])
+			if c, ok := classOf[name]; ok && c != class {
+				t.Errorf("%q is %s in report %d and %s in report %d", name, c, where[name], class, i)
+			}
+			classOf[name], where[name] = class, i
+		}
+	}
+	if len(classOf) < 10 {
+		t.Errorf("only %d names in the legends: %v", len(classOf), classOf)
+	}
 }
