@@ -73,7 +73,7 @@ var procsRules = []Rule{
 		Detection: "With -pid, the share of its runnable time the process's threads waited for a CPU (schedstat), counted as " +
 			"pressure when the CPUs were short, not wake-up latency; else its own cgroup's cpu.pressure. The host's " +
 			"pressure alone never fires.",
-		Details: "The threads' run-queue wait over the wait plus the time on a CPU, sampled over -window (default 1s) on " +
+		Details: "The threads' run-queue wait over the wait plus the time on a CPU, sampled over -window (see `schedoctor procs -h`) on " +
 			"the live system or from the lifetime counters under -sysroot, with enough runnable time to judge, and " +
 			"the CPUs short: a long wait per timeslice (field 2 over field 3, the times a thread was put on a CPU) " +
 			"or, over a window, enough threads waiting on average: a warning. A large share of short waits is wake-up " +

@@ -83,7 +83,7 @@ var traceRules = []Rule{
 			"waited (a long median) are info.",
 		Details: "When the Ps were busy far beyond the CPU the process got (SD303), the host is named as the cause and " +
 			"batching is not advised. Calls that lost their P after a long median time are waits (an event loop's " +
-			"epoll_wait, a blocking read; quick calls that lose it take about 20µs, sysmon's least retake time): " +
+			"epoll_wait, a blocking read; quick calls that lose it take about as long as sysmon's least retake time): " +
 			"handing their P away is the runtime's design, so they are info; so are sites where few quick calls lost " +
 			"it. A site making very many calls a second is advised to batch whatever the share that lost the P, and " +
 			"warns when the calls themselves cost enough CPU (the lab's syscallheavy: 491,809 writes of 351ns a " +
