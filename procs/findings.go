@@ -9,7 +9,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 )
 
-// Thresholds of the rules; the catalog's Detection text states them.
+// Thresholds of the rules; RuleThresholds quotes them in the rule docs.
 const (
 	// throttledWarn and throttledCrit are shares of CFS periods throttled.
 	throttledWarn = 0.01

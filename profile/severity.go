@@ -3,7 +3,7 @@ package profile
 // What makes a profile's busy wait: the thresholds of its severity are
 // finding.SpinWarningCores, SpinCriticalCores and SpinCriticalShare
 // (finding.SpinSeverity), shared with the trace; these are the profile's
-// own, and the rule docs (finding/catalog_profile.go) state them.
+// own; RuleThresholds quotes them in the rule docs.
 const (
 	// SelectCommShare is the share of the CPU in channel communications
 	// that complete (Summary.CommShare) under which selectgo with no
