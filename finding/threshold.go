@@ -18,6 +18,10 @@ type Threshold struct {
 	// Meaning is what reaching the value does: "reported", "warning from
 	// here, info below", "critical".
 	Meaning string `json:"meaning"`
+	// Source is the source whose code compares with the value, where a
+	// rule has several (SD302: trace and schedtrace). internal/ruledocs
+	// fills it in the join.
+	Source Source `json:"source,omitempty"`
 }
 
 // Shown is the value with its unit, as a person reads it: "20%",
@@ -40,9 +44,12 @@ func Percent(name string, fraction float64, meaning string) Threshold {
 }
 
 // Duration is a threshold held in the code as a time.Duration, shown in the
-// largest of s, ms and µs in which it is at least 1.
+// largest of min, s, ms and µs in which it is at least 1 (min only for
+// whole minutes).
 func Duration(name string, d time.Duration, meaning string) Threshold {
 	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return Threshold{Name: name, Value: d.Minutes(), Unit: "min", Meaning: meaning}
 	case d >= time.Second:
 		return Threshold{Name: name, Value: d.Seconds(), Unit: "s", Meaning: meaning}
 	case d >= time.Millisecond:

@@ -17,8 +17,8 @@ func RuleThresholds() map[string][]finding.Threshold {
 			{Name: "rise of the lowest waiting goroutines over the quarters (Options.GoroutineGrowth)", Value: float64(o.GoroutineGrowth), Meaning: "reported, with a quarter of the first low and a strict rise"},
 		},
 		"SD702": {
-			finding.Duration("readings (Options.Interval)", o.Interval, "one every"),
-			finding.Duration("span judged (Options.LatencySpan)", o.LatencySpan, "the difference of two readings this far apart"),
+			finding.Duration("interval between readings of /sched/latencies (Options.Interval)", o.Interval, "the histogram is read this often"),
+			finding.Duration("span judged (Options.LatencySpan)", o.LatencySpan, "the p99 is of the difference of two readings this far apart"),
 			{Name: "sampled transitions in the span (Options.MinLatencySamples)", Value: float64(o.MinLatencySamples), Meaning: "needed"},
 			finding.Duration("p99 scheduling latency, whole 95% interval above (Options.LatencyP99)", o.LatencyP99, "reported"),
 			{Name: "interval's low end over that threshold", Value: latencyCritical, Unit: "×", Meaning: "critical"},

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -35,11 +36,23 @@ func ruleMarkdown(w io.Writer, r finding.Rule, narrow bool) error {
 	if len(r.Thresholds) > 0 {
 		b.WriteString("### Thresholds\n\n")
 		b.WriteString("The defaults of the code that detects it, quoted from its constants.\n\n")
-		if narrow {
+		// Name the source of each threshold when they come from several.
+		bySource := slices.ContainsFunc(r.Thresholds, func(t finding.Threshold) bool { return t.Source != r.Thresholds[0].Source })
+		switch {
+		case narrow:
 			for _, t := range r.Thresholds {
-				fmt.Fprintf(&b, "- %s: %s (%s)\n", t.Name, t.Shown(), t.Meaning)
+				src := ""
+				if bySource {
+					src = string(t.Source) + ", "
+				}
+				fmt.Fprintf(&b, "- %s: %s (%s%s)\n", t.Name, t.Shown(), src, t.Meaning)
 			}
-		} else {
+		case bySource:
+			b.WriteString("| source | what is measured | value | what reaching it does |\n|---|---|---|---|\n")
+			for _, t := range r.Thresholds {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Source, cell(t.Name), cell(t.Shown()), cell(t.Meaning))
+			}
+		default:
 			b.WriteString("| what is measured | value | what reaching it does |\n|---|---|---|\n")
 			for _, t := range r.Thresholds {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(t.Name), cell(t.Shown()), cell(t.Meaning))

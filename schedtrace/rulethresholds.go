@@ -9,7 +9,7 @@ import "github.com/schedoctor/schedoctor/finding"
 func RuleThresholds() map[string][]finding.Threshold {
 	return map[string][]finding.Threshold{
 		"SD302": {
-			finding.Percent("ticks with a goroutine queued per P behind the one running", backlogShare, "reported (schedtrace)"),
+			finding.Percent("ticks with a goroutine queued per P behind the one running", backlogShare, "reported"),
 			{Name: "such ticks", Value: backlogMinTicks, Meaning: "needed"},
 			finding.Seconds("estimated run-queue wait (queued per P × time per start)", backlogWarnWait, "warning; info below"),
 		},

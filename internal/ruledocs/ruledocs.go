@@ -77,7 +77,10 @@ func thresholds() (map[string][]finding.Threshold, error) {
 			case !slices.Contains(r.Sources, s.source):
 				errs = append(errs, fmt.Sprintf("%s: thresholds from %s, which the catalog does not list as a source", id, s.source))
 			}
-			out[id] = append(out[id], ts...)
+			for _, t := range ts {
+				t.Source = s.source
+				out[id] = append(out[id], t)
+			}
 		}
 	}
 	if len(errs) > 0 {

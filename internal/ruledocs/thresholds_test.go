@@ -96,6 +96,7 @@ func statedIn(th finding.Threshold) *regexp.Regexp {
 		"ms":    `\s?ms\b`,
 		"µs":    `\s?µs`,
 		"s":     `\s?s\b`,
+		"min":   `\s?(?:min|minutes?)\b`,
 		"cores": `\s?(?:cores?|P)\b`,
 		"P":     `\s?(?:P|cores?)\b`,
 		"×":     `\s?(?:×|times\b)`,
