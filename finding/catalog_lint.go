@@ -30,7 +30,8 @@ var lintRules = []Rule{
 			"receives from it (for len(ch) > 0 && n < max { select { case r := <-ch: ...; default: } }: bounded by " +
 			"what is queued), when anything on that path may block (a channel operation, a sleep at or above the poll " +
 			"threshold, or of a computed duration, a call that may block or has no fact: an interface method, a func " +
-			"value), and for range loops, which end or block on their own.",
+			"value), and for range loops, which end or block on their own." +
+			"\n\nThe never-blocks facts are computed bottom-up for the package and exported across packages, with a curated table for the standard library (strconv, strings, fmt.Sprintf, sync/atomic, ...); log.Fatal leaves the loop like os.Exit.",
 		Fix: "Remove the default so the select blocks until a case is ready; if the loop must also do periodic work, add a " +
 			"case on a time.Ticker made once outside the loop, or a context's Done channel to stop.",
 		Wrong: `for {
@@ -81,7 +82,8 @@ var lintRules = []Rule{
 			"(backoff); when anything else on the idle path may block (a channel operation, a sync.Cond wait, a call " +
 			"that may block or has no fact from lint/blocking, such as a call made while holding the lock), since the " +
 			"sleep is then not what the loop waits on; for sleeps in a select's default, which busyselect (SD101) " +
-			"reports; and for time.Sleep(0), which timerloop (SD104) reports.",
+			"reports; and for time.Sleep(0), which timerloop (SD104) reports." +
+			"\n\nCalls of time.Sleep are found by type identity, whatever the import name. Variables that are parameters, reassigned from computed values, changed with an operator (backoff) or whose address is taken are not constants; neither are exported variables and fields.",
 		Fix: "Wait for the event instead of polling for it: a channel, sync.Cond, a WaitGroup, or a context. If polling is " +
 			"unavoidable (an external resource), poll at 1ms or more, with backoff.",
 		Wrong: `for !ready.Load() {

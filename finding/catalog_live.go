@@ -41,7 +41,8 @@ var liveRules = []Rule{
 		Detection: "The live monitor's /sched/latencies histogram over a recent span: reported when the span holds enough " +
 			"sampled transitions and the whole 95% confidence interval of the p99 lies above the threshold; the " +
 			"because is computed from the Ps' queues and GC pauses.",
-		Details: "The difference of two readings the span apart. The interval is the order statistics at ranks n·0.99 ± " +
+		Details: "The difference of two readings the span apart; the runtime samples one transition in eight, so the " +
+			"sampled transitions needed stand for about eight times as many scheduled. The interval is the order statistics at ranks n·0.99 ± " +
 			"1.96·√(n·0.99·0.01), widened to their buckets' bounds; critical when its low end is a multiple of the " +
 			"threshold (see the thresholds). A p99 in the histogram's open top bucket is given as \"at least\" its " +
 			"lower bound. The because: runnable goroutines per P averaged over the span (one or more: more work than " +

@@ -35,7 +35,7 @@ var profileRules = []Rule{
 		Explanation: "A P that runs out of work spins for a while in findRunnable, checking other Ps' queues, timers and " +
 			"netpoll, before its thread parks. When work arrives in tiny pieces this searching costs more CPU than the work.",
 		Detection: "CPU samples of idle Ps searching for work (findRunnable, stealWork, runqsteal, runqgrab, checkRunqsNoP, " +
-			"pidleget, resetspinning, globrunqget) that no more specific cause (churn, timers, netpoll) claims, as a " +
+			"pidleget(Spinning), resetspinning, globrunqget) that no more specific cause (churn, timers, netpoll) claims, as a " +
 			"share of the profile's CPU.",
 		Fix: "Give goroutines larger pieces of work, lower GOMAXPROCS to the parallelism the workload has, or batch handoffs.",
 	},
@@ -97,7 +97,8 @@ var profileRules = []Rule{
 		Detection: "CPU samples spinning or sleeping in contended runtime locks (procyield, osyield, futex, semasleep under " +
 			"lock2/unlock2), attributed through the runtime caller that took the lock (sellock, chansend, the timers' " +
 			"lock, globrunqget) to the user line, as a share of the profile's CPU.",
-		Details: "The message names the runtime function that took the lock. Locks under a select that SD204 reports as a " +
+		Details: "The slow path only: procyield, osyield, futex or semasleep under lock2, unlock2 or unlock2Wake when the lock " +
+			"was contended, not its fast path. The message names the runtime function that took the lock. Locks under a select that SD204 reports as a " +
 			"busy wait are the spin's cost and are left out; so is the run queue's lock under goschedImpl (a Gosched " +
 			"spin: 17% of a ring buffer's CPU).",
 		Fix: "Shard the channel or the work per worker, batch items, or reduce the number of goroutines sharing one channel.",
@@ -162,7 +163,8 @@ var profileRules = []Rule{
 		Detection: "CPU samples in system calls and their P handoffs (syscall.Syscall/RawSyscall6, entersyscall/exitsyscall, " +
 			"entersyscallblock, handoffp; epoll in netpoll not counted) as a share of the profile's CPU, attributed " +
 			"to the user line making the call.",
-		Details: "The CPU threshold is higher than the other rules' (a healthy broker spent 0.10 cores in syscalls); below " +
+		Details: "The exit frames counted include exitsyscall's exitsyscallTryGetP and exitsyscallNoP. " +
+			"The CPU threshold is higher than the other rules' (a healthy broker spent 0.10 cores in syscalls); below " +
 			"it, info. When the syscall CPU comes mostly through bufio.(*Writer).Flush, net.(*Buffers).WriteTo/writev " +
 			"or io.Copy, the program batches already: info, and no advice to buffer. Lab: syscallheavy 76–91% at " +
 			"0.41–0.51 cores, its fixed twin 0–3%.",
