@@ -2,9 +2,9 @@ package exectrace
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,13 +96,14 @@ func TestRecordedIdleSpinAndItsWorkTwin(t *testing.T) {
 	}
 }
 
-// TestSD308DocQuotesTheThresholds: SD308's docs state the severity
-// thresholds the code uses (finding.SpinSeverity's constants).
+// TestSD308DocQuotesTheThresholds: SD308's docs quote the severity
+// thresholds the code uses (finding.SpinSeverity's constants) through
+// RuleThresholds, which internal/ruledocs renders into the page.
 func TestSD308DocQuotesTheThresholds(t *testing.T) {
-	d := finding.MustLookup("SD308").Detection
-	want := fmt.Sprintf("warning from %.2f P, critical from %.2f P that are also %.0f%% of the Ps' busy time",
-		finding.SpinWarningCores, finding.SpinCriticalCores, finding.SpinCriticalShare)
-	if !strings.Contains(d, want) {
-		t.Errorf("SD308's Detection does not say %q", want)
+	th := RuleThresholds()["SD308"]
+	for _, want := range []float64{finding.SpinWarningCores, finding.SpinCriticalCores, finding.SpinCriticalShare} {
+		if !slices.ContainsFunc(th, func(t finding.Threshold) bool { return t.Value == want }) {
+			t.Errorf("SD308's thresholds lack %v: %+v", want, th)
+		}
 	}
 }

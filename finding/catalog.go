@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Source names the part of schedoctor that can produce a finding.
@@ -55,12 +56,31 @@ type Rule struct {
 	// diagnose joins findings by it, whatever their source.
 	Family Family `json:"family"`
 
+	// Since is the date (YYYY-MM-DD, UTC) of the commit that added the
+	// rule's ID to the catalog. The project has no release tags yet, so a
+	// date is the only "since" there is; it never changes once written.
+	Since string `json:"since"`
+
 	Explanation string `json:"explanation"` // why it costs, in runtime terms
-	Detection   string `json:"detection"`   // how schedoctor tells, with thresholds
-	Fix         string `json:"fix"`         // what to do
-	Wrong       string `json:"wrong,omitempty"`
-	Right       string `json:"right,omitempty"`
-	Effect      string `json:"effect,omitempty"` // measured effect, with where and how
+	// Detection says what is looked for, in at most about 60 words; the
+	// numbers are in Thresholds, the specifics in Details.
+	Detection string `json:"detection"`
+	// Details holds the specifics of the detection: the variants it
+	// covers, the close negatives it leaves alone, the lab measurements
+	// behind it.
+	Details string `json:"details,omitempty"`
+	Fix     string `json:"fix"` // what to do
+	Wrong   string `json:"wrong,omitempty"`
+	Right   string `json:"right,omitempty"`
+	Effect  string `json:"effect,omitempty"` // measured effect, with where and how
+
+	// Thresholds are the numbers the detecting code compares with. The
+	// catalog leaves them empty: a rule's numbers are constants of the
+	// source that detects it, which this package cannot import (it is the
+	// bottom layer). internal/ruledocs fills them from each source's
+	// RuleThresholds, so the docs, `schedoctor rules` and its JSON quote
+	// the code's own values.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 }
 
 // DocsBase is where the rule pages generated from this catalog live.
@@ -123,6 +143,10 @@ func MustLookup(id string) Rule {
 	return r
 }
 
+// MaxDetectionWords bounds a rule's Detection: what is looked for, not
+// the code in prose.
+const MaxDetectionWords = 60
+
 var (
 	idPattern   = regexp.MustCompile(`^SD[1-9][0-9]{2}$`)
 	namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -157,6 +181,15 @@ func validate(catalog []Rule) error {
 			if strings.TrimSpace(v) == "" {
 				errs = append(errs, fmt.Sprintf("%s: empty %s", r.ID, field))
 			}
+		}
+		if _, err := time.Parse(time.DateOnly, r.Since); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: since %q is not a date YYYY-MM-DD", r.ID, r.Since))
+		}
+		if n := len(strings.Fields(r.Detection)); n > MaxDetectionWords {
+			errs = append(errs, fmt.Sprintf("%s: detection has %d words, more than %d: move the specifics to Details", r.ID, n, MaxDetectionWords))
+		}
+		if len(r.Thresholds) > 0 {
+			errs = append(errs, fmt.Sprintf("%s: thresholds come from the detecting source (internal/ruledocs), not the catalog", r.ID))
 		}
 		if len(r.Sources) == 0 {
 			errs = append(errs, fmt.Sprintf("%s: no source", r.ID))

@@ -9,6 +9,7 @@ var hostRules = []Rule{
 	{
 		ID: "SD601", Name: "fd-limit", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "file-descriptor limits below the connections wanted",
+		Since: "2026-11-22",
 		Explanation: "Every connection is a descriptor. RLIMIT_NOFILE (Go raises the soft limit to the hard one since 1.19), " +
 			"fs.nr_open and fs.file-max cap them; accept fails with EMFILE (process) or ENFILE (host) beyond.",
 		Detection: "The hard RLIMIT_NOFILE of /proc/PID/limits less the descriptors the process holds for other things, " +
@@ -21,19 +22,22 @@ var hostRules = []Rule{
 	{
 		ID: "SD602", Name: "accept-backlog", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "accept backlog too short for connection bursts",
+		Since: "2026-11-22",
 		Explanation: "net.core.somaxconn caps every listen backlog (Go asks for it) and, without syncookies, " +
 			"tcp_max_syn_backlog caps half-open connections; bursts beyond are dropped and the SYNs retried after 1s, 3s, 7s.",
-		Detection: "net.core.somaxconn below 4096 (the default since Linux 5.4) and below the target; a listener of the " +
-			"process whose accept queue (rx_queue of /proc/PID/net/tcp{,6}) holds 90% of somaxconn; tcp_max_syn_backlog " +
-			"below 4096 with tcp_syncookies 0; on the live system, a listener whose own backlog (sock_diag, ss's Send-Q) " +
-			"is below somaxconn, 4096 and the target (it listened before somaxconn was raised). ListenOverflows of " +
-			"/proc/net/netstat is shown as evidence.",
+		Detection: "net.core.somaxconn, and tcp_max_syn_backlog without syncookies, below a floor and the target; a listener " +
+			"whose accept queue nearly fills somaxconn; on the live system, a listener whose own backlog is below " +
+			"somaxconn, the floor and the target.",
+		Details: "The floor is the kernel's default since Linux 5.4. A listener's accept queue is the rx_queue of " +
+			"/proc/PID/net/tcp{,6}; its own backlog is read with sock_diag (ss's Send-Q): it listened before " +
+			"somaxconn was raised. ListenOverflows of /proc/net/netstat is shown as evidence.",
 		Fix: "Raise net.core.somaxconn (and tcp_max_syn_backlog, keep tcp_syncookies 1), restart the server so Go " +
 			"listens with the new value, and accept in a loop that does nothing else.",
 	},
 	{
 		ID: "SD603", Name: "ephemeral-ports", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "ephemeral port range too small for outgoing connections",
+		Since: "2026-11-22",
 		Explanation: "Each outgoing connection to one destination uses a local port from ip_local_port_range; connections " +
 			"in TIME_WAIT hold theirs for 60s, and tcp_tw_reuse other than 1 reuses them only towards loopback.",
 		Detection: "With -dial (or when the process's own outgoing connections hold half the range), the range's size " +
@@ -45,16 +49,19 @@ var hostRules = []Rule{
 	{
 		ID: "SD604", Name: "conntrack-table", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "conntrack table near its maximum",
+		Since: "2026-11-22",
 		Explanation: "With netfilter connection tracking loaded, every connection takes a table entry; when the table is " +
 			"full new packets are dropped ('nf_conntrack: table full').",
-		Detection: "nf_conntrack_max less nf_conntrack_count against the target; or, whatever the target, 80% of the " +
-			"table in use now. Quiet when the conntrack module is not loaded (no files); info only, and left out of the " +
-			"answer, when the table is empty while /proc/net/sockstat shows TCP sockets (no rule tracks in this namespace).",
+		Detection: "nf_conntrack_max less nf_conntrack_count against the target; or, whatever the target, most of the table " +
+			"in use now.",
+		Details: "Quiet when the conntrack module is not loaded (no files); info only, and left out of the answer, when " +
+			"the table is empty while /proc/net/sockstat shows TCP sockets (no rule tracks in this namespace).",
 		Fix: "Raise net.netfilter.nf_conntrack_max, or exempt the server's port from tracking (raw table, CT --notrack).",
 	},
 	{
 		ID: "SD605", Name: "harmful-sysctl", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "obsolete or harmful kernel settings",
+		Since: "2026-11-22",
 		Explanation: "Some widely copied tunings break things: tcp_tw_recycle (removed in Linux 4.12) dropped connections " +
 			"from clients behind NAT; tcp_timestamps = 0 makes tcp_tw_reuse a no-op and loses PAWS.",
 		Detection: "net.ipv4.tcp_tw_recycle present and not 0; net.ipv4.tcp_timestamps 0 when the process dials or " +
@@ -64,6 +71,7 @@ var hostRules = []Rule{
 	{
 		ID: "SD606", Name: "epoll-watches", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "epoll max_user_watches below the connections wanted",
+		Since: "2026-11-22",
 		Explanation: "Go's netpoller registers every connection with epoll; fs.epoll.max_user_watches caps the watches " +
 			"per user, over all of the user's processes (the kernel sizes it at 4% of low memory).",
 		Detection: "fs.epoll.max_user_watches against the target connection count.",
@@ -72,23 +80,27 @@ var hostRules = []Rule{
 	{
 		ID: "SD607", Name: "memory-per-connection", Severity: Info, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title: "memory per connection sets the connection ceiling",
+		Since: "2026-11-22",
 		Explanation: "A goroutine per connection costs at least its stack (2 KiB, growing), buffers and kernel socket " +
 			"memory (about 4 KiB that no Go metric shows); memory divided by that is the real ceiling.",
 		Detection: "The memory available (the tightest cgroup level's limit less its usage, else MemAvailable) divided by " +
 			"the memory per connection: measured by the probe (-probe, -model), given (-bytes-per-conn), or assumed " +
-			"(then info only). Also tcp_mem's hard limit in pages against connections each holding a page at once " +
-			"(info), and TCP buffers in /proc/net/sockstat at or above tcp_mem's pressure mark now (warning).",
+			"(then info only).",
+		Details: "Also tcp_mem's hard limit in pages against connections each holding a page at once (info), and TCP " +
+			"buffers in /proc/net/sockstat at or above tcp_mem's pressure mark now (warning).",
 		Fix: "Shrink per-connection buffers and goroutines (pooled bufio, an event loop for idle connections), give the " +
 			"server more memory, raise tcp_mem; set GOMEMLIMIT under a cgroup limit.",
 	},
 	{
 		ID: "SD608", Name: "connection-leak", Severity: Warning, Sources: []Source{SourceHost}, Status: Implemented, Family: FamilyHost,
 		Title:       "sockets pile up in CLOSE_WAIT or descriptors keep growing",
+		Since:       "2026-11-22",
 		Explanation: "CLOSE_WAIT means the peer closed and the program never did: a missing Close, often a response body.",
-		Detection: "The process's sockets by state from /proc/PID/net/tcp{,6} joined with /proc/PID/fd: 32 or more in " +
-			"CLOSE_WAIT at once, or with -watch 8 or more that stay in CLOSE_WAIT for the whole watch, reported with the " +
-			"local port that holds most; and descriptors that grow by at least 20 and 10% over the watch, rising in " +
-			"three steps of four and ending at their peak.",
+		Detection: "The process's sockets by state from /proc/PID/net/tcp{,6} joined with /proc/PID/fd: a pile in CLOSE_WAIT " +
+			"at once, or sockets that stay in CLOSE_WAIT for a whole -watch; and descriptors that keep growing over " +
+			"the watch.",
+		Details: "Reported with the local port that holds most. Descriptor growth must be large in count and share, rising " +
+			"in three steps of four and ending at its peak.",
 		Fix: "Close connections and response bodies on every path (defer resp.Body.Close()).",
 	},
 }

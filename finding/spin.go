@@ -4,8 +4,8 @@ package finding
 // the code (the source, when it is at hand) decides the name, the cause and
 // the fix; the measured CPU decides how loud the finding is. The profile's
 // SD204 (profile and diagnose.Profile) and the trace's SD308 read these
-// constants, and the rule docs (catalog_profile.go, catalog_trace.go)
-// state them.
+// constants, and the rule docs quote them through those sources'
+// RuleThresholds.
 const (
 	// SpinWarningCores is the CPU rate from which a busy wait is a
 	// warning: a twentieth of a core spent doing nothing is measurable on

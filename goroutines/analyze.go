@@ -26,6 +26,15 @@ const (
 	DefaultWindow = 10 * time.Minute
 )
 
+// How two dumps tell a leak from a queue: every goroutine of a leak stays,
+// a queue that drains does not. minPersisted of the first dump's group
+// must still be there (one in ten may have moved on: a slow receiver);
+// without goroutine IDs to follow, the group must grow noIDGrowth times.
+const (
+	minPersisted = 0.9
+	noIDGrowth   = 2
+)
+
 // Options tune Analyze. The zero value gives the defaults.
 type Options struct {
 	// Window is the age past which goroutines parked on a send, a nil
@@ -421,10 +430,10 @@ func (a *analysis) fromGrowth(start, end *Dump, endGroups []*Group) {
 			}
 			// Every goroutine of a leak stays; a queue that drains does
 			// not. Allow one in ten to have moved on (a slow receiver).
-			if persisted*10 < b.Count*9 {
+			if float64(persisted) < minPersisted*float64(b.Count) {
 				continue
 			}
-		} else if g.Count < 2*max(n0, 1) {
+		} else if g.Count < noIDGrowth*max(n0, 1) {
 			// No IDs to follow: ask for the group to at least double.
 			continue
 		}

@@ -194,7 +194,7 @@ func evaluate(st *State, w *ring, o Options) ([]finding.Finding, map[string]stri
 
 	if l := st.Latency; l.Judged && l.P99Low >= o.LatencyP99.Seconds() {
 		sev := finding.Warning
-		if l.P99Low >= 10*o.LatencyP99.Seconds() {
+		if l.P99Low >= latencyCritical*o.LatencyP99.Seconds() {
 			sev = finding.Critical
 		}
 		fs = append(fs, finding.Finding{
@@ -226,6 +226,10 @@ func evaluate(st *State, w *ring, o Options) ([]finding.Finding, map[string]stri
 	}
 	return fs, conds
 }
+
+// latencyCritical is how many times Options.LatencyP99 the low end of the
+// p99's confidence interval must be for SD702 to be critical.
+const latencyCritical = 10
 
 // latencyCause says why goroutines waited, from what the metrics show.
 func latencyCause(st *State, o Options) string {

@@ -9,7 +9,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 )
 
-// Thresholds of the rules; the catalog's Detection text states them.
+// Thresholds of the rules; RuleThresholds quotes them in the rule docs.
 const (
 	// throttledWarn and throttledCrit are shares of CFS periods throttled.
 	throttledWarn = 0.01
@@ -42,6 +42,14 @@ const (
 	waitingThreadsWarn = 0.25   // threads waiting on average over the window
 	// memLimitShare is the share of the memory limit to give GOMEMLIMIT.
 	memLimitShare = 0.9
+	// overCritical is how many times the CPUs available GOMAXPROCS must
+	// be for SD401 to be critical.
+	overCritical = 2
+	// minRunnableShare of a sampling window, or minRunnableLifetime
+	// seconds of lifetime counters, is the wait + run time below which
+	// the process's own figures are too thin to judge (minRunnable).
+	minRunnableShare    = 0.05
+	minRunnableLifetime = 1.0
 )
 
 // k8sSnippet is the Kubernetes way to give a container GOMAXPROCS equal to
@@ -119,7 +127,7 @@ func aboveCPUs(s *Summary) *finding.Finding {
 		return nil
 	}
 	f := newFinding("SD401")
-	if g.Value < 2*limit {
+	if g.Value < overCritical*limit {
 		f.Severity = finding.Warning
 	}
 	var because, fix string
@@ -450,9 +458,9 @@ func micros(v float64) string {
 // no share to act on.
 func minRunnable(w *CPUWait) float64 {
 	if w.WindowSeconds > 0 {
-		return 0.05 * w.WindowSeconds
+		return minRunnableShare * w.WindowSeconds
 	}
-	return 1
+	return minRunnableLifetime
 }
 
 func waitScope(w *CPUWait) string {

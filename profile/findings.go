@@ -211,7 +211,7 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 	case cores < lim.Cores:
 		f.Severity = finding.Info
 		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", cores)
-	case share >= 2*lim.Share && cores >= 1:
+	case share >= criticalShareTimes*lim.Share && cores >= criticalCores:
 		f.Severity = finding.Critical
 	}
 	a.out = append(a.out, f)
@@ -419,7 +419,7 @@ func (a *analysis) churn() {
 	})
 	d, because := dominant(drivers)
 	chs, _, _ := a.group(classify.Channel)
-	handoff := d.Driver == handOff && d.Share >= 50
+	handoff := d.Driver == handOff && d.Share >= handoffDriverShare
 	if handoff && !a.reach(th.ThreadChurn, s, n) {
 		// The hand-off's parking shows mostly as scheduler work, not futex.
 		ps, pc, pn := a.group(classify.ThreadChurn, classify.Scheduler, classify.IdleSpin)

@@ -3,7 +3,7 @@ package profile
 // What makes a profile's busy wait: the thresholds of its severity are
 // finding.SpinWarningCores, SpinCriticalCores and SpinCriticalShare
 // (finding.SpinSeverity), shared with the trace; these are the profile's
-// own, and the rule docs (finding/catalog_profile.go) state them.
+// own; RuleThresholds quotes them in the rule docs.
 const (
 	// SelectCommShare is the share of the CPU in channel communications
 	// that complete (Summary.CommShare) under which selectgo with no
@@ -24,3 +24,16 @@ const (
 	// buffer: 100% of its CPU in SHA-256, 0% in select).
 	SpinWorkShare = 50.0
 )
+
+// The other rules' severity (add): critical at criticalShareTimes the
+// rule's share and criticalCores cores or more, so that a cause that takes
+// twice its threshold of a whole core's CPU is what the program does.
+const (
+	criticalShareTimes = 2.0
+	criticalCores      = 1.0
+)
+
+// handoffDriverShare is the share of SD201's wake-ups that channel
+// operations must drive for the park/wake cost to be the price of a
+// one-item-per-operation hand-off (info), not churn to fix.
+const handoffDriverShare = 50.0

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -11,16 +12,57 @@ import (
 // RuleMarkdown writes a rule's documentation page. The same text is the
 // docs/rules/SDxxx.md page (go generate ./...) and the answer to
 // `schedoctor rules SDxxx`, so the two cannot drift.
-func RuleMarkdown(w io.Writer, r finding.Rule) error {
+func RuleMarkdown(w io.Writer, r finding.Rule) error { return ruleMarkdown(w, r, false) }
+
+// RuleMarkdownNarrow is RuleMarkdown with the thresholds as a list rather
+// than a table, so that a terminal can wrap them: what `schedoctor rules
+// SDxxx` prints at 80 columns.
+func RuleMarkdownNarrow(w io.Writer, r finding.Rule) error { return ruleMarkdown(w, r, true) }
+
+func ruleMarkdown(w io.Writer, r finding.Rule, narrow bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s %s: %s\n\n", r.ID, r.Name, r.Title)
 	srcs := make([]string, len(r.Sources))
 	for i, s := range r.Sources {
 		srcs[i] = detectedBy(r, s)
 	}
-	fmt.Fprintf(&b, "- Severity: %s\n- Detected by: %s\n- Status: %s\n\n", r.Severity, strings.Join(srcs, ", "), r.Status)
+	fmt.Fprintf(&b, "- Severity: %s\n- Detected by: %s\n- Status: %s\n", r.Severity, strings.Join(srcs, ", "), r.Status)
+	if r.Since != "" {
+		fmt.Fprintf(&b, "- Since: %s (the day the rule entered the catalog)\n", r.Since)
+	}
+	b.WriteString("\n")
 	section(&b, "Why it costs", r.Explanation)
 	section(&b, "How schedoctor detects it", r.Detection)
+	if len(r.Thresholds) > 0 {
+		b.WriteString("### Thresholds\n\n")
+		b.WriteString("The defaults of the code that detects it, quoted from its constants.\n\n")
+		// Name the source of each threshold when they come from several.
+		bySource := slices.ContainsFunc(r.Thresholds, func(t finding.Threshold) bool { return t.Source != r.Thresholds[0].Source })
+		switch {
+		case narrow:
+			for _, t := range r.Thresholds {
+				src := ""
+				if bySource {
+					src = string(t.Source) + ", "
+				}
+				fmt.Fprintf(&b, "- %s: %s (%s%s)\n", t.Name, t.Shown(), src, t.Meaning)
+			}
+		case bySource:
+			b.WriteString("| source | what is measured | value | what reaching it does |\n|---|---|---|---|\n")
+			for _, t := range r.Thresholds {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t.Source, cell(t.Name), cell(t.Shown()), cell(t.Meaning))
+			}
+		default:
+			b.WriteString("| what is measured | value | what reaching it does |\n|---|---|---|\n")
+			for _, t := range r.Thresholds {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(t.Name), cell(t.Shown()), cell(t.Meaning))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if r.Details != "" {
+		fmt.Fprintf(&b, "### Details\n\n%s\n\n", strings.TrimSpace(r.Details))
+	}
 	section(&b, "Fix", r.Fix)
 	if r.Wrong != "" {
 		fmt.Fprintf(&b, "## Wrong\n\n```go\n%s\n```\n\n## Right\n\n```go\n%s\n```\n\n", strings.TrimSpace(r.Wrong), strings.TrimSpace(r.Right))
@@ -62,6 +104,9 @@ func liveOnly(r finding.Rule) bool {
 	return live
 }
 
+// cell escapes a table cell's pipes.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
 func section(b *strings.Builder, title, text string) {
 	fmt.Fprintf(b, "## %s\n\n%s\n\n", title, strings.TrimSpace(text))
 }
@@ -78,7 +123,7 @@ func RuleIndexMarkdown(w io.Writer, rules []finding.Rule) error {
 		for i, s := range r.Sources {
 			srcs[i] = string(s)
 		}
-		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Name, strings.Join(srcs, ", "), r.Status, strings.ReplaceAll(r.Title, "|", `\|`))
+		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s |\n", r.ID, r.ID, r.Name, strings.Join(srcs, ", "), r.Status, cell(r.Title))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -11,7 +11,7 @@ import (
 
 // Thresholds of the rules. A schedtrace line is a snapshot read without
 // stopping the world, so every rule asks for its condition in a share of the
-// ticks, never in one. The catalog's Detection texts state the same values;
+// ticks, never in one. RuleThresholds quotes them in the rule docs;
 // docs/schedtrace.md shows the lab runs they separate.
 const (
 	// SD302: at least one goroutine waiting per P, behind the one running.

@@ -29,12 +29,20 @@ import (
 	"github.com/schedoctor/schedoctor/sweep/stats"
 )
 
+// Defaults of Options: five runs give a median interval of [min, max] at
+// 93.8% (a Binomial(5, 1/2) order statistic), and a knee within 5% of the
+// best is where the lab's curves flatten (docs/sweep.md).
+const (
+	DefaultRuns      = 5
+	DefaultTolerance = 0.05
+)
+
 // Options configure a sweep. Command and Procs are required; the zero value
 // of every other field is the documented default.
 type Options struct {
 	Command []string // program and arguments
 	Procs   []int    // GOMAXPROCS values, sorted
-	Runs    int      // runs per value; 0 means 5
+	Runs    int      // runs per value; 0 means DefaultRuns
 	Seed    uint64   // seed of the interleaved order
 
 	Metrics []MetricSpec // -metric; the first is the one the knee is found on
@@ -44,7 +52,7 @@ type Options struct {
 	Better BetterFlag
 	Load   *LoadOptions // nil: not a server
 
-	Tolerance float64       // knee tolerance; 0 means 0.05
+	Tolerance float64       // knee tolerance; 0 means DefaultTolerance
 	Timeout   time.Duration // per run; 0 means 10 minutes
 	KeepGoing bool          // record failed runs and go on instead of stopping
 
@@ -117,8 +125,8 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if len(opt.Procs) == 0 {
 		return nil, errors.New("no GOMAXPROCS values")
 	}
-	opt.Runs = cmp.Or(opt.Runs, 5)
-	opt.Tolerance = cmp.Or(opt.Tolerance, 0.05)
+	opt.Runs = cmp.Or(opt.Runs, DefaultRuns)
+	opt.Tolerance = cmp.Or(opt.Tolerance, DefaultTolerance)
 	opt.Timeout = cmp.Or(opt.Timeout, 10*time.Minute)
 	path, err := exec.LookPath(opt.Command[0])
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/ruledocs"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -25,11 +26,19 @@ func runRules(ctx context.Context, e *Env, args []string) int {
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
-	rules := finding.Rules()
+	// The catalog joined with each rule's thresholds, from the constants
+	// of the sources that detect it.
+	rules, err := ruledocs.Rules()
+	if err != nil {
+		return e.fail(err)
+	}
 	if fs.NArg() > 0 {
 		rules = rules[:0]
 		for _, a := range fs.Args() {
-			r, ok := finding.Lookup(a)
+			r, ok, err := ruledocs.Lookup(a)
+			if err != nil {
+				return e.fail(err)
+			}
 			if !ok {
 				return e.usageError("no rule %q (run 'schedoctor rules' for the list)", a)
 			}
@@ -63,9 +72,14 @@ func runRules(ctx context.Context, e *Env, args []string) int {
 				fmt.Fprintln(e.Stdout)
 			}
 			// The docs page's Markdown, its prose wrapped to 80 columns
-			// (the catalog holds a paragraph per line).
+			// (the catalog holds a paragraph per line) and its thresholds
+			// a list rather than a table, so that they wrap too.
 			var b strings.Builder
-			if err := report.RuleMarkdown(&b, r); err != nil {
+			render := report.RuleMarkdownNarrow
+			if *wide {
+				render = report.RuleMarkdown
+			}
+			if err := render(&b, r); err != nil {
 				return e.fail(err)
 			}
 			text := b.String()

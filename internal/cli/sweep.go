@@ -50,7 +50,7 @@ func runSweep(ctx context.Context, e *Env, args []string) int {
 	out.register(fs, false)
 	var procs procsFlag
 	fs.Var(&procs, "procs", "GOMAXPROCS `values`: a list and ranges, 1,2,4,8 or 1..16 (default 1..CPUs and 2×CPUs)")
-	runs := fs.Int("runs", 5, "runs per GOMAXPROCS value")
+	runs := fs.Int("runs", sweep.DefaultRuns, "runs per GOMAXPROCS value")
 	var metrics metricsFlag
 	fs.Var(&metrics, "metric", "read `NAME=REGEXP` from CMD's output: the first group of the last matching line; repeatable; the first is the knee metric")
 	var better betterFlag

@@ -95,10 +95,11 @@ diagnose < check;
 
 # Renderers: text, JSON, SARIF, HTML and the rule pages. They come after
 # check in this order but know only the model: a source's figures reach
-# them as report.Report.Summary. ruledocs writes docs/rules.
+# them as report.Report.Summary. ruledocs joins the catalog with the
+# sources' thresholds (RuleThresholds) and writes docs/rules.
 finding, internal/textsafe, viz < report;
 report, internal/vizbuild < report/htmlreport;
-finding, report < internal/ruledocs;
+SOURCES, report < internal/ruledocs;
 
 # Front ends. The golangci-lint plugin needs the analyzers only; the demo
 # lints, profiles and traces the lab and checks its service; the command

@@ -1,7 +1,6 @@
 package goroutinethrottle
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -18,13 +17,10 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
-//go:embed doc.go
-var doc string
-
 // Analyzer reports rule SD103, goroutine-count-throttle.
 var Analyzer = &analysis.Analyzer{
 	Name:       "goroutinethrottle",
-	Doc:        analysisutil.MustExtractDoc(doc, "goroutinethrottle"),
+	Doc:        analysisutil.RuleDoc(rule),
 	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,

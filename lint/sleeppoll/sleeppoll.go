@@ -1,7 +1,6 @@
 package sleeppoll
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -18,13 +17,10 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
-//go:embed doc.go
-var doc string
-
 // Analyzer reports rule SD102, sleep-poll.
 var Analyzer = &analysis.Analyzer{
 	Name:       "sleeppoll",
-	Doc:        analysisutil.MustExtractDoc(doc, "sleeppoll"),
+	Doc:        analysisutil.RuleDoc(rule),
 	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, blocking.Analyzer},
 	ResultType: evidence.ResultType,

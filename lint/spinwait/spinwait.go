@@ -1,7 +1,6 @@
 package spinwait
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -20,13 +19,10 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
-//go:embed doc.go
-var doc string
-
 // Analyzer reports rule SD106, spin-wait.
 var Analyzer = &analysis.Analyzer{
 	Name:       "spinwait",
-	Doc:        analysisutil.MustExtractDoc(doc, "spinwait"),
+	Doc:        analysisutil.RuleDoc(rule),
 	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer, blocking.Analyzer},
 	ResultType: evidence.ResultType,

@@ -1,7 +1,6 @@
 package tickerleak
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -22,13 +21,10 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
-//go:embed doc.go
-var doc string
-
 // Analyzer reports rule SD105, ticker-leak.
 var Analyzer = &analysis.Analyzer{
 	Name:       "tickerleak",
-	Doc:        analysisutil.MustExtractDoc(doc, "tickerleak"),
+	Doc:        analysisutil.RuleDoc(rule),
 	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,
@@ -40,6 +36,10 @@ const rule = "SD105"
 // collected is the first go line under which the runtime collects
 // unreferenced tickers.
 const collected = "go1.23"
+
+// shortTimer is the constant timeout under which a timer left running is
+// not reported: it leaves the heap within that time whatever happens.
+const shortTimer = time.Second
 
 func run(pass *analysis.Pass) (any, error) {
 	res := &evidence.Result{}
@@ -120,8 +120,8 @@ func (c *checker) check(call *ast.CallExpr, name string, stack []ast.Node) {
 				fmt.Sprintf("time.Tick's ticker cannot be stopped, and under the module's go %s line is never collected after this function returns; use time.NewTicker with defer Stop, or move the module to go 1.23", c.lang), ev)
 		}
 	case "NewTimer":
-		if known && d < time.Second {
-			return // leaves the heap within a second whatever happens
+		if known && d < shortTimer {
+			return // leaves the heap within shortTimer whatever happens
 		}
 		if ret := c.timerUnstopped(call, stack); ret.IsValid() {
 			ev = append(ev, finding.Evidence{Label: "return without Stop at line", Value: analysisutil.Line(c.pass, ret)})

@@ -1,7 +1,6 @@
 package timerloop
 
 import (
-	_ "embed"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -21,13 +20,10 @@ import (
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
-//go:embed doc.go
-var doc string
-
 // Analyzer reports rule SD104, timer-per-iteration.
 var Analyzer = &analysis.Analyzer{
 	Name:       "timerloop",
-	Doc:        analysisutil.MustExtractDoc(doc, "timerloop"),
+	Doc:        analysisutil.RuleDoc(rule),
 	URL:        finding.DocsBase + rule + ".md",
 	Requires:   []*analysis.Analyzer{inspect.Analyzer},
 	ResultType: evidence.ResultType,

@@ -1,8 +1,8 @@
 // Package analysisutil holds what every schedoctor analyzer needs from
-// go/analysis and nothing of the AST's shape: the Analyzer.Doc extracted
-// from the package's doc.go, the identity of called functions (by types,
-// never by name, so a user function called Sleep or a package aliased
-// time is told apart), and the reporting of a diagnostic together with
+// go/analysis and nothing of the AST's shape: the Analyzer.Doc, from the
+// rule catalog (RuleDoc) or the package's doc.go (MustExtractDoc), the
+// identity of called functions (by types, never by name, so a user
+// function called Sleep or a package aliased time is told apart), and the reporting of a diagnostic together with
 // the evidence the lint driver shows with it.
 package analysisutil
 
@@ -23,6 +23,17 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
+
+// RuleDoc is the Analyzer.Doc of the analyzer that reports rule id, taken
+// from the catalog, which is the one text of a rule: the title is the
+// summary line that `go vet -vettool=... help` lists, then why it costs,
+// what is looked for and the rule's page. The analyzer's doc.go says only
+// what the package does, so the two cannot drift. It panics on an ID
+// missing from the catalog, which the analyzer's first test catches.
+func RuleDoc(id string) string {
+	r := finding.MustLookup(id)
+	return r.Title + "\n\n" + r.Explanation + "\n\n" + r.Detection + "\n\nThe rule's documentation: " + r.URL()
+}
 
 // MustExtractDoc returns the section of doc.go's package comment that
 // follows the heading "# Analyzer NAME" and the "NAME:" of its summary
