@@ -301,7 +301,7 @@ func cutRunes(s string, n int) string {
 // trace` would.
 func diagnoseSnapshot(ctx context.Context, data []byte, cpus float64, src diagnose.SourceReader) ([]finding.Finding, error) {
 	topt := exectrace.Options{CPUs: cpus}
-	res, err := exectrace.Analyze(ctx, bytes.NewReader(data), topt)
+	res, err := readTrace(ctx, "snapshot", bytes.NewReader(data), exectrace.ReadOptions{}, topt)
 	if err != nil {
 		return nil, err
 	}

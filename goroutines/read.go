@@ -2,9 +2,11 @@ package goroutines
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -232,20 +234,17 @@ func (d *Dump) HasCreators() bool { return d.Format == FormatDebug2 }
 // ReadFile reads the dump in the named file. Anything but a regular file
 // (a FIFO would block, /dev/zero never ends) is refused at once: give "-"
 // to read a pipe through Read.
-func ReadFile(name string, opt ReadOptions) (*Dump, error) {
-	f, _, err := sysread.Open("", name)
-	if err != nil {
-		return nil, err // *PathError names the file
-	}
-	defer f.Close()
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*Dump, error) {
 	// The file's modification time is when it was written, not when the
 	// dump was taken: Time stays zero unless the format records it.
-	return Read(name, f, opt)
+	return sysread.WithFile(name, func(f *os.File) (*Dump, error) { return Read(ctx, name, f, opt) })
 }
 
-// Read parses one dump in any of the formats from r; name (a file, "-" or a
-// URL) is used in errors.
-func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
+// Read parses one dump in any of the formats from r; name (a file, "stdin"
+// or a URL) is used in errors. It reads at most opt.MaxBytes; when ctx is
+// done by the end of the read, the error wraps context.Cause(ctx) (a reader
+// that blocks must be made to return by its owner).
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Dump, error) {
 	limit := opt.maxBytes()
 	data, truncated, err := sysread.Reader(r, name, limit)
 	if err != nil {
@@ -254,11 +253,14 @@ func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
 	if truncated {
 		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise it with -max-bytes)", name, limit)
 	}
-	return Parse(name, data, opt)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	return parse(name, data, opt)
 }
 
-// Parse is Read on bytes in memory.
-func Parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
+// parse is Read on bytes in memory.
+func parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotDump)
 	}
