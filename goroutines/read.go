@@ -13,6 +13,7 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
@@ -283,26 +284,11 @@ func parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	case bytes.HasPrefix(trimmed, []byte("goroutine ")):
 		return parseDebug2(name, trimmed, opt)
 	}
-	if looksLikeText(data) {
+	if sniff.LooksLikeText(data) {
 		return nil, fmt.Errorf("%s: text starting %q is %w: give /debug/pprof/goroutine?debug=2 (or debug=1, or the protobuf profile)",
-			name, firstLine(data), ErrNotDump)
+			name, sniff.FirstLine(data), ErrNotDump)
 	}
 	return parseProto(name, data, opt)
-}
-
-func looksLikeText(data []byte) bool {
-	for _, c := range data[:min(len(data), 64)] {
-		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func firstLine(data []byte) string {
-	s := string(data[:min(len(data), 60)])
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // lines iterates over data's lines, skipping (and counting) those longer

@@ -18,6 +18,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
+	"github.com/schedoctor/schedoctor/internal/sniff"
 )
 
 // MaxSize was the one size cap of Read and Fetch; ReadOptions.MaxBytes
@@ -166,7 +167,7 @@ func readData(ctx context.Context, r io.Reader, lim ReadOptions) ([]byte, error)
 			}
 		}
 		if err := sc.scan(buf); err != nil {
-			if looksLikeText(buf) {
+			if sniff.LooksLikeText(buf) {
 				return nil, textError(buf)
 			}
 			return nil, err
@@ -187,7 +188,7 @@ func readData(ctx context.Context, r io.Reader, lim ReadOptions) ([]byte, error)
 	if len(buf) == 0 {
 		return nil, errors.New("empty file; give a CPU profile (pprof format)")
 	}
-	if looksLikeText(buf) {
+	if sniff.LooksLikeText(buf) {
 		return nil, textError(buf)
 	}
 	if !sc.complete(buf) {
@@ -198,7 +199,7 @@ func readData(ctx context.Context, r io.Reader, lim ReadOptions) ([]byte, error)
 
 func textError(data []byte) error {
 	return fmt.Errorf("this is text (%q...), not a profile; give a CPU profile in pprof format (from -cpuprofile or /debug/pprof/profile)",
-		firstLine(data))
+		sniff.FirstLine(data))
 }
 
 func parse(name string, data []byte) (*profile.Profile, error) {
@@ -225,25 +226,6 @@ func checkValid(p *profile.Profile) error {
 		return fmt.Errorf("malformed profile: %v", err)
 	}
 	return nil
-}
-
-// looksLikeText tells an HTML page, a JSON error or a legacy text profile
-// from protobuf: its first bytes are all printable text, where a profile's
-// field tags and varints are not.
-func looksLikeText(data []byte) bool {
-	head := data[:min(len(data), 64)]
-	for _, c := range head {
-		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func firstLine(data []byte) string {
-	s := string(data[:min(len(data), 60)])
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // kinds recognises other profiles by their sample types.
