@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // batch is one event batch of the trace format: type, generation, M,
@@ -92,7 +92,7 @@ func TestLimiterFraming(t *testing.T) {
 func TestEndlessFirstGeneration(t *testing.T) {
 	in := io.MultiReader(strings.NewReader(header126), newEndlessGen(1, 1<<30))
 	var err error
-	alloc := allocated(func() {
+	alloc := labtest.Allocated(func() {
 		_, err = readAnalyze(context.Background(), in, Options{}, ReadOptions{MaxGeneration: 32 << 20})
 	})
 	if !errors.Is(err, ErrGenerationTooLarge) || !strings.Contains(err.Error(), "nothing analysed: generation 1 is larger than the limit of 32 MB") {
@@ -195,14 +195,6 @@ func TestLimiterOldFormats(t *testing.T) {
 	if _, err := io.Copy(io.Discard, newGenLimiter(strings.NewReader(strings.Repeat("x", 10000)), 100)); err != nil {
 		t.Errorf("not a trace: %v", err)
 	}
-}
-
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // The traces committed for the CLI's hostile corpus

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/profile/internal/synth"
 )
 
@@ -107,15 +107,6 @@ func (bm bomb) bytes(t testing.TB) []byte {
 	return b.Bytes()
 }
 
-// allocated runs f and returns the bytes it allocated (all goroutines).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // The bomb of the issue: 512 KB of gzip, 22 million samples. Before the
 // limits it took 5.9 GB and 37 s and reported 73333 cores; now reading
 // stops at the samples limit, having allocated a bounded amount.
@@ -126,7 +117,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 	data := bomb{samples: 22_000_000, value: 10_000_000, duration: 30e9}.bytes(t)
 	t.Logf("bomb: %d bytes of gzip", len(data))
 	var err error
-	alloc := allocated(func() { _, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{}) })
+	alloc := labtest.Allocated(func() { _, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{}) })
 	// It compresses 264:1: the ratio refuses it first, after 1 MB.
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || !errors.Is(err, ErrLimit) {
@@ -139,7 +130,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 	// With the ratio raised, the samples limit stops reading at 1M samples
 	// (12 MB of protobuf): the buffer and the decompressor, not the 264 MB
 	// the bomb holds.
-	alloc = allocated(func() {
+	alloc = labtest.Allocated(func() {
 		_, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1000})
 	})
 	if !errors.As(err, &le) || le.Limit != "samples" || !strings.Contains(err.Error(), "-max-samples") {
@@ -163,7 +154,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 func TestLimitGzipRatio(t *testing.T) {
 	data := bomb{samples: 200, value: 10_000_000, duration: 30e9, zeros: 40 << 20}.bytes(t)
 	var err error
-	alloc := allocated(func() { _, err = Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{}) })
+	alloc := labtest.Allocated(func() { _, err = Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{}) })
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || le.Value <= DefaultMaxGzipRatio {
 		t.Fatalf("%d bytes of gzip: err = %v, want the gzip-ratio limit", len(data), err)

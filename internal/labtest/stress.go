@@ -2,6 +2,7 @@ package labtest
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -37,4 +38,14 @@ func Spike(n int, d time.Duration) {
 		})
 	}
 	wg.Wait()
+}
+
+// Allocated runs f and returns the bytes allocated meanwhile, by every
+// goroutine: what a limit test bounds.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
