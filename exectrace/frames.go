@@ -64,16 +64,18 @@ func (t *locTable) newGeneration() {
 	clear(t.batch)
 }
 
-// cached answers pred for s once per stack: a generation's events share
-// few stacks, each asked about many times. NoStack has no frames: false.
-func cached(m map[trace.Stack]bool, s trace.Stack, pred func(trace.Stack) bool) bool {
+// cached answers f for s once per stack, in m: a generation's events
+// share few stacks, each asked about many times. NoStack has no frames:
+// none. (f takes t rather than closing over it, so that passing it
+// allocates nothing.)
+func cached[V any](t *locTable, m map[trace.Stack]V, s trace.Stack, none V, f func(*locTable, trace.Stack) V) V {
 	if s == trace.NoStack {
-		return false
+		return none
 	}
 	if v, ok := m[s]; ok {
 		return v
 	}
-	v := pred(s)
+	v := f(t, s)
 	m[s] = v
 	return v
 }
@@ -92,14 +94,14 @@ func anyFrame(s trace.Stack, match func(fn string) bool) bool {
 // (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer): a
 // syscall made there moves a buffer's worth, not one item.
 func (t *locTable) isBatched(s trace.Stack) bool {
-	return cached(t.batch, s, func(s trace.Stack) bool { return anyFrame(s, finding.BatchingFrame) })
+	return cached(t, t.batch, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, finding.BatchingFrame) })
 }
 
 // inForcedGC reports whether s is inside a collection forced by a call
 // (runtime.GC, debug.FreeOSMemory): its pauses, mark phase and sweep-loop
 // yields are the runtime's, at the caller's request, not allocation.
 func (t *locTable) inForcedGC(s trace.Stack) bool {
-	return cached(t.gc, s, func(s trace.Stack) bool { return anyFrame(s, forcesGC) })
+	return cached(t, t.gc, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, forcesGC) })
 }
 
 func forcesGC(fn string) bool { return fn == "runtime.GC" || fn == "runtime/debug.FreeOSMemory" }
@@ -108,10 +110,10 @@ func forcesGC(fn string) bool { return fn == "runtime.GC" || fn == "runtime/debu
 // select or yield code (selectgo, selectnbsend/recv, their locks,
 // Gosched): the frames a busy wait on a select or a yield runs.
 func (t *locTable) inSpinCode(s trace.Stack) bool {
-	return cached(t.spin, s, spinCode)
+	return cached(t, t.spin, s, false, spinCode)
 }
 
-func spinCode(s trace.Stack) bool {
+func spinCode(_ *locTable, s trace.Stack) bool {
 	for f := range s.Frames() {
 		switch f.Func {
 		case "runtime.selectgo", "runtime.selectnbsend", "runtime.selectnbrecv", "runtime.sellock", "runtime.selunlock",
@@ -130,10 +132,10 @@ func spinCode(s trace.Stack) bool {
 // I/O): the work a loop does, not its wait (the select, Gosched and
 // lock frames are the runtime's, the loop's own test is user code).
 func (t *locTable) inWorkCode(s trace.Stack) bool {
-	return cached(t.work, s, workCode)
+	return cached(t, t.work, s, false, workCode)
 }
 
-func workCode(s trace.Stack) bool {
+func workCode(_ *locTable, s trace.Stack) bool {
 	leaf := ""
 	for f := range s.Frames() {
 		leaf = f.Func
@@ -145,7 +147,7 @@ func workCode(s trace.Stack) bool {
 // isLock reports whether s blocked in sync.Mutex or sync.RWMutex (rather
 // than a WaitGroup, a Cond or the runtime's own semaphores).
 func (t *locTable) isLock(s trace.Stack) bool {
-	return cached(t.lock, s, func(s trace.Stack) bool { return anyFrame(s, lockFunc) })
+	return cached(t, t.lock, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, lockFunc) })
 }
 
 func lockFunc(fn string) bool {
@@ -175,12 +177,10 @@ func (t *locTable) get(id locID) finding.Location {
 // user returns the innermost frame of s that is the user's code (see
 // isUserFunc), or the innermost frame when none is; noLoc for no stack.
 func (t *locTable) user(s trace.Stack) locID {
-	if s == trace.NoStack {
-		return noLoc
-	}
-	if id, ok := t.cache[s]; ok {
-		return id
-	}
+	return cached(t, t.cache, s, noLoc, (*locTable).userOf)
+}
+
+func (t *locTable) userOf(s trace.Stack) locID {
 	id := noLoc
 	var first trace.StackFrame
 	n := 0
@@ -213,7 +213,6 @@ func (t *locTable) user(s trace.Stack) locID {
 	if id == noLoc && n > 0 {
 		id = t.intern(first)
 	}
-	t.cache[s] = id
 	return id
 }
 
@@ -230,24 +229,19 @@ func (t *locTable) callersOf(id locID) []finding.Location {
 // outer returns the outermost frame of s: for a goroutine's starting stack,
 // the function it runs.
 func (t *locTable) outer(s trace.Stack) locID {
-	if s == trace.NoStack {
+	return cached(t, t.entry, s, noLoc, (*locTable).outerOf)
+}
+
+func (t *locTable) outerOf(s trace.Stack) locID {
+	var last trace.StackFrame
+	seen := false
+	for f := range s.Frames() {
+		last, seen = f, true
+	}
+	if !seen {
 		return noLoc
 	}
-	if id, ok := t.entry[s]; ok {
-		return id
-	}
-	id := noLoc
-	var last trace.StackFrame
-	n := 0
-	for f := range s.Frames() {
-		last = f
-		n++
-	}
-	if n > 0 {
-		id = t.intern(last)
-	}
-	t.entry[s] = id
-	return id
+	return t.intern(last)
 }
 
 // isUserFunc reports whether fn (a qualified function name as the trace
