@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -49,8 +50,8 @@ type AnalyzeOptions struct {
 	// procs layer's available CPUs when it was read.
 	CPUs float64
 	// ProfileLimits bound the CPU profile's reading (zero fields: the
-	// defaults of profile.Limits), as for `schedoctor profile`.
-	ProfileLimits profile.Limits
+	// defaults of profile.ReadOptions), as for `schedoctor profile`.
+	ProfileLimits profile.ReadOptions
 	// MaxGeneration bounds the trace reader's generation, in bytes (0: the
 	// default of exectrace.Options).
 	MaxGeneration int64
@@ -133,7 +134,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	}
 
 	if c := s.Get(KindProfile); c.OK() {
-		p, err := profile.ReadContext(ctx, c.Endpoint, bytes.NewReader(c.Data), opt.ProfileLimits)
+		p, err := profile.Read(ctx, c.Endpoint, bytes.NewReader(c.Data), opt.ProfileLimits)
 		done(c, err == nil)
 		if err != nil {
 			fail(c.Kind, err)
@@ -147,8 +148,8 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 	}
 
 	if c := s.Get(KindTrace); c.OK() {
-		topt := exectrace.Options{CPUs: cpus, ProcessCPU: time.Duration(c.ProcessCPU * float64(time.Second)), MaxGeneration: opt.MaxGeneration}
-		res, err := exectrace.Analyze(ctx, bytes.NewReader(c.Data), topt)
+		topt := exectrace.Options{CPUs: cpus, ProcessCPU: time.Duration(c.ProcessCPU * float64(time.Second))}
+		res, err := readTrace(ctx, c.Endpoint, bytes.NewReader(c.Data), exectrace.ReadOptions{MaxGeneration: opt.MaxGeneration}, topt)
 		done(c, err == nil)
 		if err != nil {
 			fail(c.Kind, err)
@@ -164,7 +165,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		}
 	}
 
-	sum.Goroutines, in.Goroutines, sum.Dumps = analyzeDumps(s, fail, done)
+	sum.Goroutines, in.Goroutines, sum.Dumps = analyzeDumps(ctx, s, fail, done)
 
 	var profs []*contention.Profile
 	for _, kind := range []string{KindMutex, KindBlock} {
@@ -176,7 +177,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 		// has no leaves to tell it from a mutex one by (contention.guessKind
 		// would call both "mutex", and the summary would name the wrong
 		// setting to enable).
-		p, err := contention.Parse(c.Endpoint, c.Data, contention.ReadOptions{Kind: contention.Kind(kind)})
+		p, err := contention.Read(ctx, c.Endpoint, bytes.NewReader(c.Data), contention.ReadOptions{Kind: contention.Kind(kind)})
 		done(c, err == nil)
 		if err != nil {
 			fail(kind, err)
@@ -217,7 +218,7 @@ func Analyze(ctx context.Context, s *Set, opt AnalyzeOptions) (*Result, error) {
 // every check takes; the leak endpoint's answer, whatever its form, is the
 // leak profile. It returns the summary, the findings and the captures
 // compared.
-func analyzeDumps(s *Set, fail func(string, error), done func(*Capture, bool)) (*goroutines.Summary, []finding.Finding, []string) {
+func analyzeDumps(ctx context.Context, s *Set, fail func(string, error), done func(*Capture, bool)) (*goroutines.Summary, []finding.Finding, []string) {
 	pick := []string{}
 	switch {
 	case s.Get(KindGoroutineStart).OK() && s.Get(KindGoroutineEnd).OK():
@@ -240,7 +241,7 @@ func analyzeDumps(s *Set, fail func(string, error), done func(*Capture, bool)) (
 		if !c.OK() {
 			return
 		}
-		d, err := goroutines.Parse(c.Endpoint, c.Data, goroutines.ReadOptions{})
+		d, err := goroutines.Read(ctx, c.Endpoint, bytes.NewReader(c.Data), goroutines.ReadOptions{})
 		done(c, err == nil)
 		if err != nil {
 			fail(kind, err)
@@ -290,4 +291,13 @@ func analyzeDumps(s *Set, fail func(string, error), done func(*Capture, bool)) (
 // when the dump's marks do not.
 func markLeakAnswer(d *goroutines.Dump) {
 	d.Profile = goroutines.ProfileGoroutineLeak
+}
+
+// readTrace reads a captured trace and analyses it.
+func readTrace(ctx context.Context, name string, r io.Reader, ropt exectrace.ReadOptions, topt exectrace.Options) (*exectrace.Result, error) {
+	t, err := exectrace.Read(ctx, name, r, ropt)
+	if err != nil {
+		return nil, err
+	}
+	return exectrace.Analyze(t, topt)
 }

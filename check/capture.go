@@ -373,7 +373,7 @@ func (r *runner) take(ctx context.Context, st step) *Capture {
 		}
 		c.Data, c.Bytes = data, int64(len(data))
 		if st.count || st.full {
-			c.Goroutines = r.countOf(c)
+			c.Goroutines = r.countOf(ctx, c)
 		}
 	}
 	if st.count && c.Goroutines == 0 {
@@ -408,8 +408,8 @@ func (r *runner) skip(st step) string {
 
 // countOf reads a goroutine profile's or dump's count, and keeps it for
 // the gate of the next full dump. 0 when it cannot be read.
-func (r *runner) countOf(c *Capture) int {
-	d, err := goroutines.Parse(c.Endpoint, c.Data, goroutines.ReadOptions{})
+func (r *runner) countOf(ctx context.Context, c *Capture) int {
+	d, err := goroutines.Read(ctx, c.Endpoint, bytes.NewReader(c.Data), goroutines.ReadOptions{})
 	if err != nil {
 		return 0
 	}

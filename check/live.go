@@ -235,7 +235,7 @@ func (r *liveRead) summary(js *diagnose.LiveSummary, fail func(string, error)) *
 // trace` would.
 func diagnoseSnapshot(ctx context.Context, data []byte, cpus float64, src diagnose.SourceReader) ([]finding.Finding, error) {
 	topt := exectrace.Options{CPUs: cpus}
-	res, err := exectrace.Analyze(ctx, bytes.NewReader(data), topt)
+	res, err := readTrace(ctx, "snapshot", bytes.NewReader(data), exectrace.ReadOptions{}, topt)
 	if err != nil {
 		return nil, err
 	}

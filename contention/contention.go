@@ -1,10 +1,13 @@
 // Package contention reads Go mutex and block profiles and reports where
 // goroutines wait for one another: seconds of waiting by call site, per
-// second of profile, and SD309 for a lock site where goroutines queue.
+// second of profile, and SD309 for a lock site where goroutines queue. Its
+// entry points are those of every source (docs/HACKING.md, "Sources"):
+// Read(ctx, name, r, ReadOptions) or ReadFile(ctx, name, ReadOptions),
+// bounded by ReadOptions, then Analyze(profiles, Options) (*Result, error).
 //
 // The entry points:
 //
-//	p, err := contention.ReadFile("mutex.pb.gz", contention.ReadOptions{})  // or Read, Fetch
+//	p, err := contention.ReadFile(ctx, "mutex.pb.gz", contention.ReadOptions{}) // or Read, Fetch
 //	res, err := contention.Analyze([]*contention.Profile{p}, contention.Options{})
 //	res.Findings, res.Summary
 //
@@ -43,6 +46,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,17 +110,16 @@ type Profile struct {
 
 // ReadFile reads the profile in the named file. Anything but a regular file
 // (a FIFO would block, /dev/zero never ends) is refused at once.
-func ReadFile(name string, opt ReadOptions) (*Profile, error) {
-	f, _, err := sysread.Open("", name)
-	if err != nil {
-		return nil, err // names the file
-	}
-	defer f.Close()
-	return Read(name, f, opt)
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*Profile, error) {
+	return sysread.WithFile(name, func(f *os.File) (*Profile, error) { return Read(ctx, name, f, opt) })
 }
 
-// Read parses one mutex or block profile (gzip-compressed or not).
-func Read(name string, r io.Reader, opt ReadOptions) (*Profile, error) {
+// Read parses one mutex or block profile (gzip-compressed or not) from r;
+// name (a file, "stdin" or a URL) is used in errors. It reads at most
+// opt.MaxBytes; when ctx is done by the end of the read, the error wraps
+// context.Cause(ctx) (a reader that blocks must be made to return by its
+// owner).
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Profile, error) {
 	limit := opt.MaxBytes
 	if limit <= 0 {
 		limit = DefaultMaxBytes
@@ -128,11 +131,14 @@ func Read(name string, r io.Reader, opt ReadOptions) (*Profile, error) {
 	if truncated {
 		return nil, fmt.Errorf("%s: larger than the limit of %d bytes", name, limit)
 	}
-	return Parse(name, data, opt)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	return parse(name, data, opt)
 }
 
-// Parse is Read on bytes in memory.
-func Parse(name string, data []byte, opt ReadOptions) (*Profile, error) {
+// parse is Read on bytes in memory.
+func parse(name string, data []byte, opt ReadOptions) (*Profile, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotContention)
 	}
@@ -299,7 +305,7 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Profile, erro
 	}
 	// The body is read under the request's deadline (the transport ends a
 	// read when it passes); a cut or late answer is named as such.
-	p, err := Read(resp.Name, resp.Body, ReadOptions{MaxBytes: opt.MaxBytes, Kind: kind})
+	p, err := Read(resp.Context(), resp.Name, resp.Body, ReadOptions{MaxBytes: opt.MaxBytes, Kind: kind})
 	return p, resp.Err(err)
 }
 

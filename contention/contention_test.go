@@ -1,6 +1,7 @@
 package contention
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ func readAll(t *testing.T, names ...string) []*Profile {
 	t.Helper()
 	var ps []*Profile
 	for _, n := range names {
-		p, err := ReadFile(filepath.Join("testdata", n), ReadOptions{})
+		p, err := ReadFile(context.Background(), filepath.Join("testdata", n), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,11 +99,11 @@ func TestQueueNegatives(t *testing.T) {
 
 func TestReject(t *testing.T) {
 	for _, in := range []string{"", "--- contention:\ncycles/second=1\n", "hello"} {
-		if _, err := Parse("x", []byte(in), ReadOptions{}); !errors.Is(err, ErrNotContention) {
+		if _, err := parse("x", []byte(in), ReadOptions{}); !errors.Is(err, ErrNotContention) {
 			t.Errorf("%q: %v", in, err)
 		}
 	}
-	if _, err := ReadFile(filepath.Join("..", "goroutines", "testdata", "leak-end.pb.gz"), ReadOptions{}); !errors.Is(err, ErrNotContention) ||
+	if _, err := ReadFile(context.Background(), filepath.Join("..", "goroutines", "testdata", "leak-end.pb.gz"), ReadOptions{}); !errors.Is(err, ErrNotContention) ||
 		!strings.Contains(err.Error(), "goroutine/count") {
 		t.Errorf("goroutine profile: %v", err)
 	}

@@ -1,6 +1,7 @@
 package contention_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"time"
@@ -11,7 +12,7 @@ import (
 // A cumulative mutex profile of 8 goroutines sharing one lock, 5 seconds
 // after runtime.SetMutexProfileFraction(1).
 func ExampleAnalyze() {
-	p, err := contention.ReadFile("testdata/mutex.mutex.pb.gz", contention.ReadOptions{})
+	p, err := contention.ReadFile(context.Background(), "testdata/mutex.mutex.pb.gz", contention.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func encode(t *testing.T, p *pprof.Profile) []byte {
 // skipped and counted, and the rest is analysed as before.
 func TestNegativeSamples(t *testing.T) {
 	p := fixtureProfile(t, "mutex.mutex.pb.gz")
-	good, err := Parse("good", encode(t, p), ReadOptions{})
+	good, err := parse("good", encode(t, p), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestNegativeSamples(t *testing.T) {
 	loc := bad.Sample[0].Location
 	bad.Sample = append(bad.Sample, &pprof.Sample{Location: loc, Value: []int64{-5, 1 << 62}},
 		&pprof.Sample{Location: loc, Value: []int64{3, -1}})
-	cp, err := Parse("bad", encode(t, bad), ReadOptions{})
+	cp, err := parse("bad", encode(t, bad), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,15 +75,15 @@ func TestRecordLimits(t *testing.T) {
 		p.Sample = append(p.Sample, p.Sample...)
 	}
 	data := encode(t, p)
-	_, err := Parse("many", data, ReadOptions{MaxSamples: 100})
+	_, err := parse("many", data, ReadOptions{MaxSamples: 100})
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "samples, over a limit of 100") {
 		t.Errorf("err = %v", err)
 	}
-	_, err = Parse("deep", data, ReadOptions{MaxFrames: 50})
+	_, err = parse("deep", data, ReadOptions{MaxFrames: 50})
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "stack frames") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := Parse("ok", data, ReadOptions{}); err != nil {
+	if _, err := parse("ok", data, ReadOptions{}); err != nil {
 		t.Errorf("within the defaults: %v", err)
 	}
 	// gzip bomb: the decompressed size is capped.
@@ -91,7 +91,7 @@ func TestRecordLimits(t *testing.T) {
 	zw := gzip.NewWriter(&z)
 	io.Copy(zw, io.LimitReader(zeros{}, 4<<20))
 	zw.Close()
-	if _, err := Parse("bomb", z.Bytes(), ReadOptions{MaxBytes: 1 << 20}); err == nil || !strings.Contains(err.Error(), "uncompresses to more than the limit") {
+	if _, err := parse("bomb", z.Bytes(), ReadOptions{MaxBytes: 1 << 20}); err == nil || !strings.Contains(err.Error(), "uncompresses to more than the limit") {
 		t.Errorf("bomb: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Parse("fuzz", data, ReadOptions{MaxBytes: 1 << 20, MaxSamples: 1000, MaxFrames: 10000, MaxLocations: 1000})
+		p, err := parse("fuzz", data, ReadOptions{MaxBytes: 1 << 20, MaxSamples: 1000, MaxFrames: 10000, MaxLocations: 1000})
 		if err != nil {
 			return
 		}

@@ -192,7 +192,7 @@ func runLab(t *testing.T, bin string, fixed bool, d time.Duration) *pprof.Profil
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := profile.Read(out, f)
+	p, err := profile.Read(context.Background(), out, f, profile.ReadOptions{})
 	if errors.Is(err, profile.ErrEmpty) {
 		return nil
 	}

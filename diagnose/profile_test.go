@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -562,7 +563,7 @@ func TestProfileRecordedWorkLoopIsNotASpin(t *testing.T) {
 		{"spinwork-work", 46, 56, false},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			p, err := profile.ReadFile("../profile/testdata/lab/" + c.file + ".pb.gz")
+			p, err := profile.ReadFile(context.Background(), "../profile/testdata/lab/"+c.file+".pb.gz", profile.ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

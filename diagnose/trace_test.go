@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -233,12 +232,11 @@ func traceLab(t *testing.T, bin string, fixed bool, d time.Duration) *TraceResul
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, b)
 	}
-	f, err := os.Open(file)
+	tr, err := exectrace.ReadFile(ctx, file, exectrace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	res, err := exectrace.Analyze(ctx, f, exectrace.Options{})
+	res, err := exectrace.Analyze(tr, exectrace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

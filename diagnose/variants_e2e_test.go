@@ -268,7 +268,7 @@ func runVariant(t *testing.T, bin, shape string, procs int, flag string) *pprof.
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := profile.Read(file, f)
+	p, err := profile.Read(context.Background(), file, f, profile.ReadOptions{})
 	if err != nil {
 		if errors.Is(err, profile.ErrEmpty) {
 			return nil
@@ -296,14 +296,13 @@ func traceVariant(t *testing.T, bin, shape string, procs int) *TraceResult {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "trace.out")
 	runVariantTo(t, bin, shape, procs, "-trace", file)
-	f, err := os.Open(file)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tr, err := exectrace.ReadFile(ctx, file, exectrace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := exectrace.Analyze(ctx, f, exectrace.Options{})
+	res, err := exectrace.Analyze(tr, exectrace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Analyze(context.Background(), bytes.NewReader(data), Options{}); err != nil {
+		if _, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

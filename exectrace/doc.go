@@ -2,19 +2,23 @@
 // stream and says what wastes the scheduler: figures (scheduling latency by
 // cause and creation site, P utilisation, runnable backlog, migrations,
 // syscalls and P handoffs, GC stop-the-world and mark assists, short-sleep
-// churn, lock queues) and the findings SD301–SD309 they support.
+// churn, lock queues) and the findings SD301–SD309 they support. Its entry
+// points are those of every source (docs/HACKING.md, "Sources"): Read(ctx,
+// name, r, ReadOptions) or ReadFile(ctx, name, ReadOptions) stream the trace
+// once and return what it measured (a *Trace, not the events); Analyze(t,
+// Options) (*Result, error) judges it.
 //
 // It reads with golang.org/x/exp/trace and never holds the trace: memory is
 // the reader's current generation, a few chunks of events, about a hundred
 // bytes per live goroutine and a few kilobytes per creation site and source
 // location, so a multi-gigabyte trace fits on a laptop. Decoding and analysis run on two goroutines.
-// A generation larger than Options.MaxGeneration (DefaultMaxGeneration) is
+// A generation larger than ReadOptions.MaxGeneration (DefaultMaxGeneration) is
 // cut from the input, never held: the generations before it are analysed
 // and Summary.Truncated says where (ErrGenerationTooLarge).
 //
-// Analyze may be called concurrently on different inputs; each call has its
+// Read may be called concurrently on different inputs; each call has its
 // own state. It starts one goroutine, which has stopped reading the input
-// when Analyze returns, unless the caller's context was cancelled (then it
+// when Read returns, unless the caller's context was cancelled (then it
 // stops after the read in progress).
 //
 // Semantics that are easy to get wrong are spelled out in docs/trace.md:

@@ -31,7 +31,7 @@ func TestEventLoopIsNotBusy(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			res, err := Analyze(context.Background(), f, Options{CPUs: 2, ProcessCPU: 20 * time.Millisecond})
+			res, err := readAnalyze(context.Background(), f, Options{CPUs: 2, ProcessCPU: 20 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestRecordedIdleSpinAndItsWorkTwin(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			res, err := Analyze(context.Background(), f, Options{})
+			res, err := readAnalyze(context.Background(), f, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

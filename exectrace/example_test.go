@@ -4,21 +4,20 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 
 	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
 )
 
-// Analyze a trace file and print what it found. The fixture was recorded from
-// the lab's mutex program: eight workers updating one map under one lock.
+// Read a trace file, analyse it and print what it found. The fixture was
+// recorded from the lab's mutex program: eight workers updating one map
+// under one lock.
 func ExampleAnalyze() {
-	f, err := os.Open("testdata/mutex.trace")
+	t, err := exectrace.ReadFile(context.Background(), "testdata/mutex.trace", exectrace.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	res, err := exectrace.Analyze(context.Background(), f, exectrace.Options{CPUs: 2})
+	res, err := exectrace.Analyze(t, exectrace.Options{CPUs: 2})
 	if err != nil {
 		log.Fatal(err)
 	}

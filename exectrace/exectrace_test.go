@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func analyzeFile(t testing.TB, name string, opt Options) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Analyze(context.Background(), bytes.NewReader(data), opt)
+	res, err := readAnalyze(context.Background(), bytes.NewReader(data), opt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -168,7 +169,7 @@ func TestTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := Analyze(context.Background(), bytes.NewReader(data), Options{})
+	whole, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestTruncated(t *testing.T) {
 		t.Fatalf("fixture has %d generations; the test needs 2", whole.Summary.Trace.Generations)
 	}
 	cut := data[:len(data)*97/100]
-	res, err := Analyze(context.Background(), bytes.NewReader(cut), Options{})
+	res, err := readAnalyze(context.Background(), bytes.NewReader(cut), Options{})
 	if err != nil {
 		t.Fatalf("truncated trace: %v", err)
 	}
@@ -196,7 +197,7 @@ func TestTruncated(t *testing.T) {
 
 	// Broken inside the first generation: nothing to analyse.
 	for _, n := range []int{len(data) / 3, 40, 16} {
-		if _, err := Analyze(context.Background(), bytes.NewReader(data[:n]), Options{}); err == nil {
+		if _, err := readAnalyze(context.Background(), bytes.NewReader(data[:n]), Options{}); err == nil {
 			t.Errorf("cut at %d bytes: want an error", n)
 		}
 	}
@@ -210,18 +211,18 @@ func TestNotATrace(t *testing.T) {
 		"go1.99":  "go 1.99 trace\x00\x00\x00",
 		"garbage": "go 1.26 trace\x00\x00\x00\xff\xff\xff\xff\xff",
 	} {
-		res, err := Analyze(context.Background(), strings.NewReader(in), Options{})
+		res, err := readAnalyze(context.Background(), strings.NewReader(in), Options{})
 		if err == nil {
 			t.Errorf("%s: want an error, got %d findings", name, len(res.Findings))
 			continue
 		}
 		t.Logf("%s: %v", name, err)
 	}
-	_, err := Analyze(context.Background(), strings.NewReader("go 1.26 trace\x00\x00\x00"), Options{})
+	_, err := readAnalyze(context.Background(), strings.NewReader("go 1.26 trace\x00\x00\x00"), Options{})
 	if !errors.Is(err, ErrNoEvents) {
 		t.Errorf("header only: err = %v, want ErrNoEvents", err)
 	}
-	_, err = Analyze(context.Background(), strings.NewReader("hello"), Options{})
+	_, err = readAnalyze(context.Background(), strings.NewReader("hello"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "not a readable Go execution trace") {
 		t.Errorf("text: err = %v", err)
 	}
@@ -234,7 +235,7 @@ func TestCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Analyze(ctx, bytes.NewReader(data), Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := readAnalyze(ctx, bytes.NewReader(data), Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
@@ -258,4 +259,17 @@ func TestIsUserFunc(t *testing.T) {
 			t.Errorf("isUserFunc(%q) = %v, want %v", fn, got, want)
 		}
 	}
+}
+
+// readAnalyze is Read then Analyze, as every caller does.
+func readAnalyze(ctx context.Context, r io.Reader, opt Options, ropt ...ReadOptions) (*Result, error) {
+	var ro ReadOptions
+	if len(ropt) > 0 {
+		ro = ropt[0]
+	}
+	t, err := Read(ctx, "test.trace", r, ro)
+	if err != nil {
+		return nil, err
+	}
+	return Analyze(t, opt)
 }

@@ -64,71 +64,67 @@ func (t *locTable) newGeneration() {
 	clear(t.batch)
 }
 
+// cached answers f for s once per stack, in m: a generation's events
+// share few stacks, each asked about many times. NoStack has no frames:
+// none. (f takes t rather than closing over it, so that passing it
+// allocates nothing.)
+func cached[V any](t *locTable, m map[trace.Stack]V, s trace.Stack, none V, f func(*locTable, trace.Stack) V) V {
+	if s == trace.NoStack {
+		return none
+	}
+	if v, ok := m[s]; ok {
+		return v
+	}
+	v := f(t, s)
+	m[s] = v
+	return v
+}
+
+// anyFrame reports whether a frame of s runs a function that match accepts.
+func anyFrame(s trace.Stack, match func(fn string) bool) bool {
+	for f := range s.Frames() {
+		if match(f.Func) {
+			return true
+		}
+	}
+	return false
+}
+
 // isBatched reports whether s passes through a frame that batches I/O
 // (finding.BatchingFrame: bufio's Flush, writev, io.Copy's buffer): a
 // syscall made there moves a buffer's worth, not one item.
 func (t *locTable) isBatched(s trace.Stack) bool {
-	if s == trace.NoStack {
-		return false
-	}
-	if v, ok := t.batch[s]; ok {
-		return v
-	}
-	v := false
-	for f := range s.Frames() {
-		if finding.BatchingFrame(f.Func) {
-			v = true
-			break
-		}
-	}
-	t.batch[s] = v
-	return v
+	return cached(t, t.batch, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, finding.BatchingFrame) })
 }
 
 // inForcedGC reports whether s is inside a collection forced by a call
 // (runtime.GC, debug.FreeOSMemory): its pauses, mark phase and sweep-loop
 // yields are the runtime's, at the caller's request, not allocation.
 func (t *locTable) inForcedGC(s trace.Stack) bool {
-	if s == trace.NoStack {
-		return false
-	}
-	if v, ok := t.gc[s]; ok {
-		return v
-	}
-	v := false
-	for f := range s.Frames() {
-		if f.Func == "runtime.GC" || f.Func == "runtime/debug.FreeOSMemory" {
-			v = true
-			break
-		}
-	}
-	t.gc[s] = v
-	return v
+	return cached(t, t.gc, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, forcesGC) })
 }
+
+func forcesGC(fn string) bool { return fn == "runtime.GC" || fn == "runtime/debug.FreeOSMemory" }
 
 // inSpinCode reports whether a CPU sample's stack is in the runtime's
 // select or yield code (selectgo, selectnbsend/recv, their locks,
 // Gosched): the frames a busy wait on a select or a yield runs.
 func (t *locTable) inSpinCode(s trace.Stack) bool {
-	if s == trace.NoStack {
-		return false
-	}
-	if v, ok := t.spin[s]; ok {
-		return v
-	}
-	v := false
+	return cached(t, t.spin, s, false, spinCode)
+}
+
+func spinCode(_ *locTable, s trace.Stack) bool {
 	for f := range s.Frames() {
 		switch f.Func {
 		case "runtime.selectgo", "runtime.selectnbsend", "runtime.selectnbrecv", "runtime.sellock", "runtime.selunlock",
 			"runtime.Gosched", "runtime.gosched_m", "runtime.goschedImpl":
-			v = true
+			return true
 		}
-		if v || isUserFunc(f.Func) {
-			break // only the frames under the first user frame count
+		if isUserFunc(f.Func) {
+			return false // only the frames under the first user frame count
 		}
 	}
-	t.spin[s] = v
-	return v
+	return false
 }
 
 // inWorkCode reports whether a CPU sample's leaf is a standard-library
@@ -136,38 +132,27 @@ func (t *locTable) inSpinCode(s trace.Stack) bool {
 // I/O): the work a loop does, not its wait (the select, Gosched and
 // lock frames are the runtime's, the loop's own test is user code).
 func (t *locTable) inWorkCode(s trace.Stack) bool {
-	if s == trace.NoStack {
-		return false
-	}
-	if v, ok := t.work[s]; ok {
-		return v
-	}
-	v := false
+	return cached(t, t.work, s, false, workCode)
+}
+
+func workCode(_ *locTable, s trace.Stack) bool {
+	leaf := ""
 	for f := range s.Frames() {
-		v = !isUserFunc(f.Func) && !strings.HasPrefix(f.Func, "runtime.") && !strings.HasPrefix(f.Func, "internal/runtime/") &&
-			f.Func != ""
+		leaf = f.Func
 		break // the leaf decides
 	}
-	t.work[s] = v
-	return v
+	return leaf != "" && !isUserFunc(leaf) && !strings.HasPrefix(leaf, "runtime.") && !strings.HasPrefix(leaf, "internal/runtime/")
 }
 
 // isLock reports whether s blocked in sync.Mutex or sync.RWMutex (rather
 // than a WaitGroup, a Cond or the runtime's own semaphores).
 func (t *locTable) isLock(s trace.Stack) bool {
-	if v, ok := t.lock[s]; ok {
-		return v
-	}
-	v := false
-	for f := range s.Frames() {
-		if strings.HasPrefix(f.Func, "sync.(*Mutex).") || strings.HasPrefix(f.Func, "sync.(*RWMutex).") ||
-			strings.HasPrefix(f.Func, "internal/sync.(*Mutex).") {
-			v = true
-			break
-		}
-	}
-	t.lock[s] = v
-	return v
+	return cached(t, t.lock, s, false, func(_ *locTable, s trace.Stack) bool { return anyFrame(s, lockFunc) })
+}
+
+func lockFunc(fn string) bool {
+	return strings.HasPrefix(fn, "sync.(*Mutex).") || strings.HasPrefix(fn, "sync.(*RWMutex).") ||
+		strings.HasPrefix(fn, "internal/sync.(*Mutex).")
 }
 
 func (t *locTable) intern(f trace.StackFrame) locID {
@@ -192,12 +177,10 @@ func (t *locTable) get(id locID) finding.Location {
 // user returns the innermost frame of s that is the user's code (see
 // isUserFunc), or the innermost frame when none is; noLoc for no stack.
 func (t *locTable) user(s trace.Stack) locID {
-	if s == trace.NoStack {
-		return noLoc
-	}
-	if id, ok := t.cache[s]; ok {
-		return id
-	}
+	return cached(t, t.cache, s, noLoc, (*locTable).userOf)
+}
+
+func (t *locTable) userOf(s trace.Stack) locID {
 	id := noLoc
 	var first trace.StackFrame
 	n := 0
@@ -230,7 +213,6 @@ func (t *locTable) user(s trace.Stack) locID {
 	if id == noLoc && n > 0 {
 		id = t.intern(first)
 	}
-	t.cache[s] = id
 	return id
 }
 
@@ -247,24 +229,19 @@ func (t *locTable) callersOf(id locID) []finding.Location {
 // outer returns the outermost frame of s: for a goroutine's starting stack,
 // the function it runs.
 func (t *locTable) outer(s trace.Stack) locID {
-	if s == trace.NoStack {
+	return cached(t, t.entry, s, noLoc, (*locTable).outerOf)
+}
+
+func (t *locTable) outerOf(s trace.Stack) locID {
+	var last trace.StackFrame
+	seen := false
+	for f := range s.Frames() {
+		last, seen = f, true
+	}
+	if !seen {
 		return noLoc
 	}
-	if id, ok := t.entry[s]; ok {
-		return id
-	}
-	id := noLoc
-	var last trace.StackFrame
-	n := 0
-	for f := range s.Frames() {
-		last = f
-		n++
-	}
-	if n > 0 {
-		id = t.intern(last)
-	}
-	t.entry[s] = id
-	return id
+	return t.intern(last)
 }
 
 // isUserFunc reports whether fn (a qualified function name as the trace

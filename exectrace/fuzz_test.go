@@ -18,7 +18,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := Analyze(ctx, bytes.NewReader(data), Options{CPUs: 2})
+		res, err := readAnalyze(ctx, bytes.NewReader(data), Options{CPUs: 2})
 		if err != nil {
 			return
 		}
@@ -65,7 +65,7 @@ func FuzzLimiter(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := Analyze(ctx, bytes.NewReader(data), Options{MaxGeneration: MinMaxGeneration + int64(max%(1<<16))})
+		res, err := readAnalyze(ctx, bytes.NewReader(data), Options{}, ReadOptions{MaxGeneration: MinMaxGeneration + int64(max%(1<<16))})
 		if err != nil {
 			return
 		}

@@ -69,7 +69,7 @@ func TestLab(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				res, err := Analyze(ctx, f, Options{CPUs: cpus})
+				res, err := readAnalyze(ctx, f, Options{CPUs: cpus})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,11 +17,11 @@ import (
 // starts a generation about every second; the busiest lab program
 // (pingpong, 2 CPUs) writes about 55 MB per generation, so this is more
 // than twice that. A trace of a busier machine may need
-// Options.MaxGeneration raised.
+// ReadOptions.MaxGeneration raised.
 const DefaultMaxGeneration = 128 << 20
 
 // ErrGenerationTooLarge is wrapped by the error, or named in the
-// Truncation, of a trace with a generation over Options.MaxGeneration.
+// Truncation, of a trace with a generation over ReadOptions.MaxGeneration.
 var ErrGenerationTooLarge = errors.New("generation larger than the limit")
 
 // batchCost is the least a batch counts against the limit: the reader

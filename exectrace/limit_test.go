@@ -9,11 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // batch is one event batch of the trace format: type, generation, M,
@@ -75,7 +75,7 @@ func TestLimiterFraming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Analyze(context.Background(), bytes.NewReader(data), Options{})
+		res, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,9 @@ func TestLimiterFraming(t *testing.T) {
 func TestEndlessFirstGeneration(t *testing.T) {
 	in := io.MultiReader(strings.NewReader(header126), newEndlessGen(1, 1<<30))
 	var err error
-	alloc := allocated(func() { _, err = Analyze(context.Background(), in, Options{MaxGeneration: 32 << 20}) })
+	alloc := labtest.Allocated(func() {
+		_, err = readAnalyze(context.Background(), in, Options{}, ReadOptions{MaxGeneration: 32 << 20})
+	})
 	if !errors.Is(err, ErrGenerationTooLarge) || !strings.Contains(err.Error(), "nothing analysed: generation 1 is larger than the limit of 32 MB") {
 		t.Fatalf("err = %v", err)
 	}
@@ -108,12 +110,12 @@ func TestEndlessFirstGeneration(t *testing.T) {
 
 	if !testing.Short() {
 		in = io.MultiReader(strings.NewReader(header126), newEndlessGen(1, 1<<30))
-		if _, err := Analyze(context.Background(), in, Options{}); !strings.Contains(err.Error(), "limit of 128 MB") {
+		if _, err := readAnalyze(context.Background(), in, Options{}); !strings.Contains(err.Error(), "limit of 128 MB") {
 			t.Errorf("default limit: %v", err)
 		}
 	}
 	// Below one batch is refused.
-	if _, err := Analyze(context.Background(), strings.NewReader(header126), Options{MaxGeneration: 1000}); err == nil {
+	if _, err := readAnalyze(context.Background(), strings.NewReader(header126), Options{}, ReadOptions{MaxGeneration: 1000}); err == nil {
 		t.Error("a limit below one batch: no error")
 	}
 }
@@ -125,13 +127,13 @@ func TestEndlessLaterGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := Analyze(context.Background(), bytes.NewReader(data), Options{})
+	whole, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last, gens := lastGen(t, data)
 	bomb := newEndlessGen(last+1, 1<<30)
-	res, err := Analyze(context.Background(), io.MultiReader(bytes.NewReader(data), bomb), Options{MaxGeneration: 4 << 20})
+	res, err := readAnalyze(context.Background(), io.MultiReader(bytes.NewReader(data), bomb), Options{}, ReadOptions{MaxGeneration: 4 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +195,6 @@ func TestLimiterOldFormats(t *testing.T) {
 	if _, err := io.Copy(io.Discard, newGenLimiter(strings.NewReader(strings.Repeat("x", 10000)), 100)); err != nil {
 		t.Errorf("not a trace: %v", err)
 	}
-}
-
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // The traces committed for the CLI's hostile corpus
@@ -270,7 +264,7 @@ func TestCorruptOneLine(t *testing.T) {
 		d[off] ^= 0x55
 		return d
 	}
-	res, err := Analyze(context.Background(), bytes.NewReader(flip(9512)), Options{})
+	res, err := readAnalyze(context.Background(), bytes.NewReader(flip(9512)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,12 +276,12 @@ func TestCorruptOneLine(t *testing.T) {
 	if !strings.Contains(tr.String(), "analysed the 1 generation before it and this one up to the break") {
 		t.Errorf("String() = %q", tr.String())
 	}
-	_, err = Analyze(context.Background(), bytes.NewReader(flip(491)), Options{})
+	_, err = readAnalyze(context.Background(), bytes.NewReader(flip(491)), Options{})
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "broken in its first generation after 179 events") {
 		t.Errorf("broken in generation 1: %v", err)
 	}
 	// The whole trace, for contrast, is read clean.
-	if res, err := Analyze(context.Background(), bytes.NewReader(data), Options{}); err != nil || res.Summary.Truncated != nil {
+	if res, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{}); err != nil || res.Summary.Truncated != nil {
 		t.Errorf("whole trace: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"golang.org/x/exp/trace"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/sysread"
+	"github.com/schedoctor/schedoctor/viz"
 )
 
 // Options tune the analysis. The zero value is the default.
@@ -27,6 +30,11 @@ type Options struct {
 	// precedence. Compared with the Ps' busy time it tells "the host took
 	// the CPU" from "Go queued work".
 	ProcessCPU time.Duration
+}
+
+// ReadOptions bound the cost of reading one trace. The zero value is the
+// default.
+type ReadOptions struct {
 	// MaxGeneration bounds the bytes of one generation (see
 	// DefaultMaxGeneration; 0 means it). A generation over it is not read:
 	// the generations before it are analysed and Summary.Truncated says
@@ -34,10 +42,22 @@ type Options struct {
 	MaxGeneration int64
 }
 
-// MinMaxGeneration is the smallest Options.MaxGeneration: the largest
+// MinMaxGeneration is the smallest ReadReadOptions.MaxGeneration: the largest
 // batch the format allows (64 KB), so that the reader's read-ahead never
 // reaches past a generation before the limit is known to be passed.
 const MinMaxGeneration = 64 << 10
+
+// Trace is what one pass over an execution trace measured: the figures of
+// every site, P and goroutine, folded as the events streamed by (the events
+// themselves are not kept). Analyze turns it into a Summary and findings.
+type Trace struct {
+	// Name is the name given to Read, for messages.
+	Name  string
+	a     *analyzer
+	bytes int64
+	trunc *Truncation
+	vis   *viz.Set
+}
 
 // Result is what an analysis found.
 type Result struct {
@@ -62,7 +82,7 @@ type Truncation struct {
 	// to the break (the reader failed part way through its events).
 	Partial bool `json:"partial,omitempty"`
 	// MaxGeneration is set when the generation was not read because it is
-	// larger than this many bytes (Options.MaxGeneration): the rest of the
+	// larger than this many bytes (ReadOptions.MaxGeneration): the rest of the
 	// trace was not read either.
 	MaxGeneration int64 `json:"max_generation_bytes,omitempty"`
 	// Time is how far into the trace the analysis got.
@@ -134,18 +154,47 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Analyze reads an execution trace from r as a stream and returns its
-// figures and findings.
+// Read reads an execution trace from r as a stream and measures it; name
+// (a file, "-" or a URL) is used in errors.
 //
 // Decoding runs on its own goroutine, handing chunks of events to the
-// analysis on the calling goroutine, so two cores are busy; memory is the
+// measuring on the calling goroutine, so two cores are busy; memory is the
 // reader's current generation, a few chunks, and per live goroutine state.
 //
 // An input that is not a trace, or in a format the reader does not know,
 // is an error. A trace that breaks part way (truncated, corrupt) is
-// analysed up to the break: the result's Summary.Truncated says where, and
-// the error is nil as long as some events were read.
-func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err error) {
+// measured up to the break: the Summary's Truncated says where, and the
+// error is nil as long as some events were read.
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Trace, error) {
+	t, err := read(ctx, r, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	t.Name = name
+	return t, nil
+}
+
+// ReadFile reads the trace in the named file. Anything but a regular file
+// (a FIFO would block, /dev/zero never ends) is refused at once: give a
+// pipe to Read.
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*Trace, error) {
+	return sysread.WithFile(name, func(f *os.File) (*Trace, error) { return Read(ctx, name, f, opt) })
+}
+
+// Analyze returns the figures and findings of a trace that Read measured.
+// It may be called again on the same Trace, with other Options, but not
+// concurrently.
+func Analyze(t *Trace, opt Options) (*Result, error) {
+	if t == nil || t.a == nil {
+		return nil, errors.New("exectrace: Analyze of a Trace that Read did not return")
+	}
+	sum := t.a.summary(t.bytes, opt)
+	sum.Truncated = t.trunc
+	sum.Visual = t.vis
+	return &Result{Findings: findings(sum, opt), Summary: sum}, nil
+}
+
+func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err error) {
 	maxGen := opt.MaxGeneration
 	if maxGen == 0 {
 		maxGen = DefaultMaxGeneration
@@ -217,10 +266,7 @@ func Analyze(ctx context.Context, r io.Reader, opt Options) (res *Result, err er
 		return nil, fmt.Errorf("reading the trace: %w", ErrNoEvents)
 	}
 	a.finish()
-	sum := a.summary(cr.n.Load(), opt)
-	sum.Truncated = trunc
-	sum.Visual = a.viz.build(a)
-	return &Result{Findings: findings(sum, opt), Summary: sum}, nil
+	return &Trace{a: a, bytes: cr.n.Load(), trunc: trunc, vis: a.viz.build(a)}, nil
 }
 
 // consume analyses the chunks until the end or the reader's first error.

@@ -1,6 +1,7 @@
 package goroutines
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ func read(t *testing.T, names ...string) []*Dump {
 	t.Helper()
 	var ds []*Dump
 	for _, n := range names {
-		d, err := ReadFile(filepath.Join("testdata", n), ReadOptions{})
+		d, err := ReadFile(context.Background(), filepath.Join("testdata", n), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

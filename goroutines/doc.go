@@ -1,5 +1,8 @@
 // Package goroutines reads goroutine dumps and the goroutine leak profile
-// and finds goroutine leaks (SD701).
+// and finds goroutine leaks (SD701). Its entry points are those of every
+// source (docs/HACKING.md, "Sources"): Read(ctx, name, r, ReadOptions) or
+// ReadFile(ctx, name, ReadOptions), bounded by ReadOptions, return a *Dump;
+// Analyze(dumps, Options) (*Result, error) compares the dumps of one program.
 //
 // # Formats
 //

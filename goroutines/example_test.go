@@ -1,6 +1,7 @@
 package goroutines_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
@@ -12,7 +13,7 @@ import (
 func ExampleAnalyze() {
 	var dumps []*goroutines.Dump
 	for _, name := range []string{"testdata/leak-start.debug2.txt", "testdata/leak-end.debug2.txt"} {
-		d, err := goroutines.ReadFile(name, goroutines.ReadOptions{})
+		d, err := goroutines.ReadFile(context.Background(), name, goroutines.ReadOptions{})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -35,7 +36,7 @@ func ExampleAnalyze() {
 // Groups without Analyze: where the goroutines of one dump wait. A group
 // with no user frame is named by its entry function.
 func ExampleGroups() {
-	d, err := goroutines.ReadFile("testdata/healthy-end.debug2.txt", goroutines.ReadOptions{})
+	d, err := goroutines.ReadFile(context.Background(), "testdata/healthy-end.debug2.txt", goroutines.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

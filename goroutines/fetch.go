@@ -55,7 +55,7 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Dump, error) 
 	// The server wrote the dump when it sent the headers; Get has read
 	// at most the first bytes since.
 	taken := now()
-	d, err := Read(resp.Name, resp.Body, opt.Read)
+	d, err := Read(resp.Context(), resp.Name, resp.Body, opt.Read)
 	if err != nil {
 		return nil, resp.Err(err)
 	}

@@ -11,7 +11,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(handDump))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opt := ReadOptions{MaxBytes: 1 << 20, MaxLine: 256, MaxGoroutines: 100}
-		d, err := Parse("fuzz", data, opt)
+		d, err := parse("fuzz", data, opt)
 		if err != nil {
 			return
 		}

@@ -17,7 +17,7 @@ func TestDeepStackBounded(t *testing.T) {
 	for i := range 100_000 {
 		fmt.Fprintf(&b, "main.f%d()\n\t/src/a.go:%d +0x1\n", i%7, i+1)
 	}
-	d, err := Parse("deep", []byte(b.String()), ReadOptions{})
+	d, err := parse("deep", []byte(b.String()), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestDeepStackBounded(t *testing.T) {
 		t.Errorf("truncated %v, dropped %d", d.Truncated, d.DroppedFrames)
 	}
 	// A normal dump drops nothing.
-	if d, _ := Parse("hand", []byte(handDump), ReadOptions{}); d.Truncated || d.DroppedFrames != 0 {
+	if d, _ := parse("hand", []byte(handDump), ReadOptions{}); d.Truncated || d.DroppedFrames != 0 {
 		t.Errorf("hand dump: truncated %v, dropped %d", d.Truncated, d.DroppedFrames)
 	}
 }
@@ -39,7 +39,7 @@ func TestFrameBudget(t *testing.T) {
 	for i := range 1000 {
 		fmt.Fprintf(&b, "goroutine %d [chan receive]:\nmain.a()\n\t/src/a.go:1 +0x1\nmain.b()\n\t/src/a.go:2 +0x1\n\n", i+1)
 	}
-	d, err := Parse("many", []byte(b.String()), ReadOptions{MaxFrames: 500})
+	d, err := parse("many", []byte(b.String()), ReadOptions{MaxFrames: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestDebug1Counts(t *testing.T) {
 		"99999999999999999 @ 0x1 0x2\n#\t0x1\tmain.a+0x1\t/src/a.go:1\n\n" +
 		"x @ 0x1\n#\t0x1\tmain.b+0x1\t/src/a.go:oops\n\n" +
 		"2 @ 0x1\n#\t0x1\tmain.c+0x1\t/src/a.go:3\n"
-	d, err := Parse("counts", []byte(in), ReadOptions{})
+	d, err := parse("counts", []byte(in), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +88,14 @@ func TestProtoRecordLimits(t *testing.T) {
 	if err := p.WriteUncompressed(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Parse("proto", buf.Bytes(), ReadOptions{MaxFrames: 299}); err == nil || !strings.Contains(err.Error(), "300 stack frames, over the limit of 299") {
+	if _, err := parse("proto", buf.Bytes(), ReadOptions{MaxFrames: 299}); err == nil || !strings.Contains(err.Error(), "300 stack frames, over the limit of 299") {
 		t.Errorf("err = %v", err)
 	}
-	d, err := Parse("proto", buf.Bytes(), ReadOptions{})
+	d, err := parse("proto", buf.Bytes(), ReadOptions{})
 	if err != nil || d.Total != 100 {
 		t.Fatalf("within the limits: %v", err)
 	}
-	if _, err := Parse("proto", buf.Bytes(), ReadOptions{MaxGoroutines: 20}); err == nil || !strings.Contains(err.Error(), "100 samples, over the limit of 80") {
+	if _, err := parse("proto", buf.Bytes(), ReadOptions{MaxGoroutines: 20}); err == nil || !strings.Contains(err.Error(), "100 samples, over the limit of 80") {
 		t.Errorf("err = %v", err)
 	}
 }

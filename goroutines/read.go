@@ -2,15 +2,18 @@ package goroutines
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
@@ -232,20 +235,17 @@ func (d *Dump) HasCreators() bool { return d.Format == FormatDebug2 }
 // ReadFile reads the dump in the named file. Anything but a regular file
 // (a FIFO would block, /dev/zero never ends) is refused at once: give "-"
 // to read a pipe through Read.
-func ReadFile(name string, opt ReadOptions) (*Dump, error) {
-	f, _, err := sysread.Open("", name)
-	if err != nil {
-		return nil, err // *PathError names the file
-	}
-	defer f.Close()
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*Dump, error) {
 	// The file's modification time is when it was written, not when the
 	// dump was taken: Time stays zero unless the format records it.
-	return Read(name, f, opt)
+	return sysread.WithFile(name, func(f *os.File) (*Dump, error) { return Read(ctx, name, f, opt) })
 }
 
-// Read parses one dump in any of the formats from r; name (a file, "-" or a
-// URL) is used in errors.
-func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
+// Read parses one dump in any of the formats from r; name (a file, "stdin"
+// or a URL) is used in errors. It reads at most opt.MaxBytes; when ctx is
+// done by the end of the read, the error wraps context.Cause(ctx) (a reader
+// that blocks must be made to return by its owner).
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Dump, error) {
 	limit := opt.maxBytes()
 	data, truncated, err := sysread.Reader(r, name, limit)
 	if err != nil {
@@ -254,11 +254,14 @@ func Read(name string, r io.Reader, opt ReadOptions) (*Dump, error) {
 	if truncated {
 		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise it with -max-bytes)", name, limit)
 	}
-	return Parse(name, data, opt)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	return parse(name, data, opt)
 }
 
-// Parse is Read on bytes in memory.
-func Parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
+// parse is Read on bytes in memory.
+func parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: empty: %w", name, ErrNotDump)
 	}
@@ -281,26 +284,11 @@ func Parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 	case bytes.HasPrefix(trimmed, []byte("goroutine ")):
 		return parseDebug2(name, trimmed, opt)
 	}
-	if looksLikeText(data) {
+	if sniff.LooksLikeText(data) {
 		return nil, fmt.Errorf("%s: text starting %q is %w: give /debug/pprof/goroutine?debug=2 (or debug=1, or the protobuf profile)",
-			name, firstLine(data), ErrNotDump)
+			name, sniff.FirstLine(data), ErrNotDump)
 	}
 	return parseProto(name, data, opt)
-}
-
-func looksLikeText(data []byte) bool {
-	for _, c := range data[:min(len(data), 64)] {
-		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func firstLine(data []byte) string {
-	s := string(data[:min(len(data), 60)])
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // lines iterates over data's lines, skipping (and counting) those longer

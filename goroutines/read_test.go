@@ -1,6 +1,7 @@
 package goroutines
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -45,7 +46,7 @@ github.com/x/y.(*T[...]).Get(0xc0000a0000, {0x1, 0x2})
 `
 
 func TestParseDebug2Variants(t *testing.T) {
-	d, err := Parse("hand", []byte(handDump), ReadOptions{})
+	d, err := parse("hand", []byte(handDump), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestParseDebug2Variants(t *testing.T) {
 func TestParseMalformedCounted(t *testing.T) {
 	in := "goroutine 5 [chan receive]:\nmain.f()\nnot a file line\n\tno-colon +0x1\nmain.g()\n\t/a.go:3 +0x1\n\n" +
 		"garbage between records\ngoroutine x [running]:\n\ngoroutine 6 [sleep]:\ntime.Sleep(0x1)\n\t/go/time.go:9 +0x1\n"
-	d, err := Parse("bad", []byte(in), ReadOptions{})
+	d, err := parse("bad", []byte(in), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestParseCaps(t *testing.T) {
 	for i := 1; i <= 50; i++ {
 		fmt.Fprintf(&b, "goroutine %d [chan send]:\nmain.f()\n\t/a.go:1 +0x1\n\n", i)
 	}
-	d, err := Parse("many", []byte(b.String()), ReadOptions{MaxGoroutines: 10})
+	d, err := parse("many", []byte(b.String()), ReadOptions{MaxGoroutines: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,21 +107,21 @@ func TestParseCaps(t *testing.T) {
 		t.Errorf("total %d truncated %v, want 10 true", d.Total, d.Truncated)
 	}
 	long := "goroutine 1 [chan send]:\nmain.f(" + strings.Repeat("0x1, ", 1000) + ")\n\t/a.go:1 +0x1\n"
-	d, err = Parse("long", []byte(long), ReadOptions{MaxLine: 100})
+	d, err = parse("long", []byte(long), ReadOptions{MaxLine: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Skipped != 2 || len(d.Goroutines[0].Stack) != 0 {
 		t.Errorf("long line: skipped %d (want 2: the line and its orphan file line), stack %v", d.Skipped, d.Goroutines[0].Stack)
 	}
-	if _, err := Read("big", strings.NewReader(strings.Repeat("x", 100)), ReadOptions{MaxBytes: 10}); err == nil || !strings.Contains(err.Error(), "limit of 10 bytes") {
+	if _, err := Read(context.Background(), "big", strings.NewReader(strings.Repeat("x", 100)), ReadOptions{MaxBytes: 10}); err == nil || !strings.Contains(err.Error(), "limit of 10 bytes") {
 		t.Errorf("size cap: %v", err)
 	}
 }
 
 func TestParseRejects(t *testing.T) {
 	for _, in := range []string{"", "<html><body>404</body></html>", "{\"error\": 1}", "goroutine profile: total 3\n"} {
-		_, err := Parse("x", []byte(in), ReadOptions{})
+		_, err := parse("x", []byte(in), ReadOptions{})
 		if !errors.Is(err, ErrNotDump) {
 			t.Errorf("%q: %v, want ErrNotDump", in, err)
 		}
@@ -130,7 +131,7 @@ func TestParseRejects(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, err := Parse("cpu", cpu, ReadOptions{}); !errors.Is(err, ErrNotDump) || !strings.Contains(err.Error(), "cpu/nanoseconds") {
+	if _, err := parse("cpu", cpu, ReadOptions{}); !errors.Is(err, ErrNotDump) || !strings.Contains(err.Error(), "cpu/nanoseconds") {
 		t.Errorf("CPU profile: %v", err)
 	}
 }
@@ -141,7 +142,7 @@ func TestParseRejects(t *testing.T) {
 func TestFormatsAgree(t *testing.T) {
 	var totals []int
 	for _, f := range []string{"leak-end.debug2.txt", "leak-end.debug1.txt", "leak-end.pb.gz"} {
-		d, err := ReadFile(filepath.Join("testdata", f), ReadOptions{})
+		d, err := ReadFile(context.Background(), filepath.Join("testdata", f), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestFormatsAgree(t *testing.T) {
 
 func TestLeakProfileFormats(t *testing.T) {
 	for _, f := range []string{"leakprof-end.goroutineleak.debug1.txt", "leakprof-end.goroutineleak.pb.gz", "leakprof-end.goroutineleak.debug2.txt"} {
-		d, err := ReadFile(filepath.Join("testdata", f), ReadOptions{})
+		d, err := ReadFile(context.Background(), filepath.Join("testdata", f), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +195,7 @@ func TestLeakProfileFormats(t *testing.T) {
 			t.Errorf("%s: profile %s, %d leaked", f, d.Profile, leaked)
 		}
 	}
-	d, err := ReadFile(filepath.Join("testdata", "healthy-end.goroutineleak.debug1.txt"), ReadOptions{})
+	d, err := ReadFile(context.Background(), filepath.Join("testdata", "healthy-end.goroutineleak.debug1.txt"), ReadOptions{})
 	if err != nil || d.Total != 0 || d.Declared != 0 {
 		t.Errorf("empty leak profile: %v, %+v", err, d)
 	}

@@ -15,12 +15,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/live"
 	"github.com/schedoctor/schedoctor/live/livetrace"
 )
@@ -37,47 +37,6 @@ func liveGoroutines() int {
 		}
 	}
 	return n
-}
-
-// spike keeps up to n goroutines runnable for d: far more than Ps, each
-// woken by a dispatcher and waiting for a turn.
-func spike(n int, d time.Duration) {
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	jobs := make(chan struct{})
-	// A dispatcher hands jobs of about 200µs to n workers as fast as they
-	// take them: every worker is woken by the dispatcher and queues for a
-	// P behind the others, like requests on an overloaded service.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case jobs <- struct{}{}:
-			case <-done:
-				return
-			}
-		}
-	}()
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-jobs:
-				case <-done:
-					return
-				}
-				t := time.Now()
-				for time.Since(t) < 200*time.Microsecond {
-				}
-			}
-		}()
-	}
-	time.Sleep(d)
-	close(done)
-	wg.Wait()
 }
 
 // busy returns why the machine is too loaded for a timing assertion to
@@ -149,7 +108,7 @@ func TestSpikeSnapshot(t *testing.T) {
 		t.Fatalf("flight recorder: %s", st.FlightRecorder)
 	}
 	time.Sleep(500 * time.Millisecond) // quiet
-	spike(100*runtime.GOMAXPROCS(0), 2*time.Second)
+	labtest.Spike(100*runtime.GOMAXPROCS(0), 2*time.Second)
 
 	var st live.State
 	deadline := time.Now().Add(30 * time.Second)
@@ -248,7 +207,7 @@ func TestSD702Online(t *testing.T) {
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !seen.Load() && time.Now().Before(deadline) {
-		spike(100*runtime.GOMAXPROCS(0), time.Second)
+		labtest.Spike(100*runtime.GOMAXPROCS(0), time.Second)
 	}
 	seen.Store(true)
 	<-done
@@ -330,7 +289,7 @@ func TestUnwritableDir(t *testing.T) {
 	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
 	}
-	spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
+	labtest.Spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
 	waitFor(t, 10*time.Second, "no error for the unwritable dir", func() bool {
 		st := m.State()
 		return slices.ContainsFunc(st.Errors, func(e live.TimedError) bool { return strings.Contains(e.Error, "writing snapshot") })
@@ -357,7 +316,7 @@ func TestHandler(t *testing.T) {
 	defer m.Stop()
 	// A file in Dir that is not a snapshot must never be served.
 	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("TOPSECRET-CONTENT"), 0o600)
-	spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
+	labtest.Spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
 	waitFor(t, 20*time.Second, "no diagnosed snapshot", func() bool {
 		st := m.State()
 		return len(st.Snapshots) > 0 && st.Snapshots[0].Diagnosis == "done"
@@ -438,7 +397,7 @@ func TestSnapshotBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 5 {
-			spike(100*runtime.GOMAXPROCS(0), 300*time.Millisecond)
+			labtest.Spike(100*runtime.GOMAXPROCS(0), 300*time.Millisecond)
 			time.Sleep(300 * time.Millisecond)
 		}
 		m.Stop()
@@ -469,7 +428,7 @@ func TestDiagnosePanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Stop()
-	spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
+	labtest.Spike(100*runtime.GOMAXPROCS(0), 500*time.Millisecond)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		st := m.State()

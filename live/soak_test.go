@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/live"
 	"github.com/schedoctor/schedoctor/live/livetrace"
 )
@@ -38,7 +39,7 @@ func TestSoak(t *testing.T) {
 	end := time.Now().Add(d)
 	for i := 0; time.Now().Before(end); i++ {
 		// A second of backlog every 15s, then quiet.
-		spike(200*runtime.GOMAXPROCS(0), time.Second)
+		labtest.Spike(200*runtime.GOMAXPROCS(0), time.Second)
 		time.Sleep(14 * time.Second)
 		mem = append(mem, totalMemory())
 		var files int

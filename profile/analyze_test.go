@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestWriteClassified(t *testing.T) {
 	if err := res.WriteClassified(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Read("classified", &buf)
+	back, err := Read(context.Background(), "classified", &buf, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +37,7 @@ func bigProfilePath(b *testing.B) string {
 				bigProfile.err = err
 				return
 			}
-			p, err := Read(n, bytes.NewReader(data))
+			p, err := Read(context.Background(), n, bytes.NewReader(data), ReadOptions{})
 			if err != nil {
 				bigProfile.err = err
 				return
@@ -88,7 +89,7 @@ func BenchmarkAnalyze1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := Read(path, f)
+		p, err := Read(context.Background(), path, f, ReadOptions{})
 		f.Close()
 		if err != nil {
 			b.Fatal(err)

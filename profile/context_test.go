@@ -25,12 +25,12 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 	return c.endless.Read(p)
 }
 
-func TestReadContextStopsReading(t *testing.T) {
+func TestReadStopsReading(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &cancelAfter{endless: endless{b: 0x32}, n: 1 << 20, cancel: cancel}
 	// 0x32 0x32 is a string of 0x32 bytes, itself 0x32...: a valid stream
 	// of strings that never ends.
-	_, err := ReadContext(ctx, "stdin", in, Limits{MaxBytes: 256 << 20})
+	_, err := Read(ctx, "stdin", in, ReadOptions{MaxBytes: 256 << 20})
 	if err == nil || err.Error() != "stdin: interrupted by SIGINT" {
 		t.Fatalf("err = %v, want the cause", err)
 	}
@@ -43,22 +43,22 @@ func TestReadContextStopsReading(t *testing.T) {
 
 // A profile that reads and parses cleanly is not returned once the
 // context is done: the caller asked to stop.
-func TestReadFileContextCancelled(t *testing.T) {
+func TestReadFileCancelled(t *testing.T) {
 	data := bomb{samples: 10, value: 10_000_000, duration: 1e9}.bytes(t)
 	path := filepath.Join(t.TempDir(), "ok.pb.gz")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFileContext(context.Background(), path, Limits{}); err != nil {
+	if _, err := ReadFile(context.Background(), path, ReadOptions{}); err != nil {
 		t.Fatalf("uncancelled: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	p, err := ReadFileContext(ctx, path, Limits{})
+	p, err := ReadFile(ctx, path, ReadOptions{})
 	if p != nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v, %v; want context.Canceled", p, err)
 	}
-	if _, err := ReadContext(ctx, "stdin", bytes.NewReader(data), Limits{}); !errors.Is(err, context.Canceled) {
-		t.Errorf("ReadContext cancelled: %v", err)
+	if _, err := Read(ctx, "stdin", bytes.NewReader(data), ReadOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Read cancelled: %v", err)
 	}
 }

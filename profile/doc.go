@@ -2,11 +2,14 @@
 // profiles (files, stdin, /debug/pprof/profile URLs), merges them, assigns
 // every sample a cause with the caller-chain classifier of
 // profile/classify, reports each cause as a share of CPU and in cores with
-// the user lines that lead to it, and derives findings SD201–SD209.
+// the user lines that lead to it, and derives findings SD201–SD209. Its
+// entry points are those of every source (docs/HACKING.md, "Sources"):
+// Read(ctx, name, r, ReadOptions) or ReadFile(ctx, name, ReadOptions),
+// bounded by ReadOptions, then Analyze(profiles, Options) (*Result, error).
 //
 // The entry points:
 //
-//	p, err := profile.ReadFile("cpu.pb.gz")           // or Read(name, r), Fetch(ctx, url, opt)
+//	p, err := profile.ReadFile(ctx, "cpu.pb.gz", profile.ReadOptions{}) // or Read(ctx, name, r, opt), Fetch(ctx, url, opt)
 //	res, err := profile.Analyze([]*pprof.Profile{p}, profile.Options{})
 //	res.Findings                                       // []finding.Finding, sorted
 //	res.Summary.WriteText(os.Stdout)                   // the cause table (a report.TextSummary)

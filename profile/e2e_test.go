@@ -78,7 +78,7 @@ func runLab(t *testing.T, bin string, fixed bool, env []string, d time.Duration)
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := Read(out, f)
+	p, err := Read(context.Background(), out, f, ReadOptions{})
 	if errors.Is(err, ErrEmpty) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package profile_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -13,7 +14,7 @@ import (
 // Analyse a real CPU profile of the busyselect lab program: a consumer
 // polls a channel with a select whose default does nothing.
 func ExampleAnalyze() {
-	p, err := profile.ReadFile("testdata/lab/busyselect.pb.gz")
+	p, err := profile.ReadFile(context.Background(), "testdata/lab/busyselect.pb.gz", profile.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func ExampleAnalyze() {
 
 // The cause table, as `schedoctor profile` prints it before the findings.
 func ExampleSummary_WriteText() {
-	p, err := profile.ReadFile("testdata/lab/mutex.pb.gz")
+	p, err := profile.ReadFile(context.Background(), "testdata/lab/mutex.pb.gz", profile.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"testing"
@@ -22,7 +23,7 @@ func FuzzClassify(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Read("fuzz", bytes.NewReader(data))
+		p, err := Read(context.Background(), "fuzz", bytes.NewReader(data), ReadOptions{})
 		if err != nil {
 			return
 		}
@@ -59,8 +60,8 @@ func FuzzReadLimits(f *testing.F) {
 		f.Add(bm.bytes(f), uint16(100), uint16(1000), uint16(50))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, samples, frames, locations uint16) {
-		lim := Limits{MaxBytes: 4 << 20, MaxSamples: int(samples) + 1, MaxFrames: int(frames) + 1, MaxLocations: int(locations) + 1}
-		p, err := ReadLimited("fuzz", bytes.NewReader(data), lim)
+		lim := ReadOptions{MaxBytes: 4 << 20, MaxSamples: int(samples) + 1, MaxFrames: int(frames) + 1, MaxLocations: int(locations) + 1}
+		p, err := Read(context.Background(), "fuzz", bytes.NewReader(data), lim)
 		var le *LimitError
 		if errors.As(err, &le) {
 			if le.Value <= le.Max {

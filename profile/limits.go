@@ -7,7 +7,7 @@ import (
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
-// Defaults of Limits. A CPU profile that Go's runtime writes aggregates
+// Defaults of ReadOptions. A CPU profile that Go's runtime writes aggregates
 // identical stacks into one sample, so a real profile stays far below
 // these (the lab's are 1–15 KB with 72–183 samples); a profile above
 // them is most likely crafted or corrupt, and would otherwise cost memory
@@ -43,9 +43,9 @@ const (
 // under 1 MB nothing costs much.
 const gzipRatioFloor = 1 << 20
 
-// Limits bound the cost of reading one profile. The zero value of each
+// ReadOptions bound the cost of reading one profile. The zero value of each
 // field means its Default; a negative value is an error.
-type Limits struct {
+type ReadOptions struct {
 	MaxBytes     int64   // decompressed bytes (and compressed bytes read)
 	MaxSamples   int     // samples
 	MaxFrames    int     // location references of all samples (sum of depths)
@@ -53,7 +53,7 @@ type Limits struct {
 	MaxGzipRatio float64 // decompressed / compressed, past 1 MB of output
 }
 
-// ErrLimit is wrapped by the errors for profiles over one of the Limits.
+// ErrLimit is wrapped by the errors for profiles over one of the ReadOptions limits.
 var ErrLimit = errors.New("over a limit")
 
 // LimitError says which limit a profile exceeded and by how much it was
@@ -80,7 +80,7 @@ func (e *LimitError) Error() string {
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
 // withDefaults fills zero fields and rejects negative ones.
-func (l Limits) withDefaults() (Limits, error) {
+func (l ReadOptions) withDefaults() (ReadOptions, error) {
 	if l.MaxBytes < 0 || l.MaxSamples < 0 || l.MaxFrames < 0 || l.MaxLocations < 0 || l.MaxGzipRatio < 0 || l.MaxGzipRatio != l.MaxGzipRatio {
 		return l, fmt.Errorf("limits must not be negative: %+v", l)
 	}
@@ -102,13 +102,13 @@ func (l Limits) withDefaults() (Limits, error) {
 	return l, nil
 }
 
-// scanner applies Limits to a profile as its bytes arrive
+// scanner applies ReadOptions to a profile as its bytes arrive
 // (sysread.ProtoScanner counts the records that cost memory once parsed):
 // a profile over a limit is refused while it streams, before pprof parses
 // it, and input that is no protobuf at all (/dev/zero, random bytes,
 // text) is refused at its first bytes instead of after the byte limit.
 type scanner struct {
-	lim Limits
+	lim ReadOptions
 	ps  *sysread.ProtoScanner
 	pos int // bytes of complete fields consumed
 }

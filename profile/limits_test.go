@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +20,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/golden"
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/profile/internal/synth"
 )
 
@@ -106,15 +107,6 @@ func (bm bomb) bytes(t testing.TB) []byte {
 	return b.Bytes()
 }
 
-// allocated runs f and returns the bytes it allocated (all goroutines).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // The bomb of the issue: 512 KB of gzip, 22 million samples. Before the
 // limits it took 5.9 GB and 37 s and reported 73333 cores; now reading
 // stops at the samples limit, having allocated a bounded amount.
@@ -125,7 +117,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 	data := bomb{samples: 22_000_000, value: 10_000_000, duration: 30e9}.bytes(t)
 	t.Logf("bomb: %d bytes of gzip", len(data))
 	var err error
-	alloc := allocated(func() { _, err = Read("bomb.pb.gz", bytes.NewReader(data)) })
+	alloc := labtest.Allocated(func() { _, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{}) })
 	// It compresses 264:1: the ratio refuses it first, after 1 MB.
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || !errors.Is(err, ErrLimit) {
@@ -138,7 +130,9 @@ func TestLimitSamplesBomb(t *testing.T) {
 	// With the ratio raised, the samples limit stops reading at 1M samples
 	// (12 MB of protobuf): the buffer and the decompressor, not the 264 MB
 	// the bomb holds.
-	alloc = allocated(func() { _, err = ReadLimited("bomb.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1000}) })
+	alloc = labtest.Allocated(func() {
+		_, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1000})
+	})
 	if !errors.As(err, &le) || le.Limit != "samples" || !strings.Contains(err.Error(), "-max-samples") {
 		t.Fatalf("err = %v, want the samples limit", err)
 	}
@@ -149,10 +143,10 @@ func TestLimitSamplesBomb(t *testing.T) {
 
 	// Raised, the same limit lets a smaller bomb through to the numbers.
 	small := bomb{samples: 2000, value: 10_000_000, duration: 30e9}.bytes(t)
-	if _, err := ReadLimited("small", bytes.NewReader(small), Limits{MaxSamples: 1999}); !errors.Is(err, ErrLimit) {
+	if _, err := Read(context.Background(), "small", bytes.NewReader(small), ReadOptions{MaxSamples: 1999}); !errors.Is(err, ErrLimit) {
 		t.Errorf("2000 samples over a limit of 1999: %v", err)
 	}
-	if _, err := ReadLimited("small", bytes.NewReader(small), Limits{MaxSamples: 2000}); err != nil {
+	if _, err := Read(context.Background(), "small", bytes.NewReader(small), ReadOptions{MaxSamples: 2000}); err != nil {
 		t.Errorf("2000 samples at a limit of 2000: %v", err)
 	}
 }
@@ -160,7 +154,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 func TestLimitGzipRatio(t *testing.T) {
 	data := bomb{samples: 200, value: 10_000_000, duration: 30e9, zeros: 40 << 20}.bytes(t)
 	var err error
-	alloc := allocated(func() { _, err = Read("zeros.pb.gz", bytes.NewReader(data)) })
+	alloc := labtest.Allocated(func() { _, err = Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{}) })
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || le.Value <= DefaultMaxGzipRatio {
 		t.Fatalf("%d bytes of gzip: err = %v, want the gzip-ratio limit", len(data), err)
@@ -170,36 +164,36 @@ func TestLimitGzipRatio(t *testing.T) {
 		t.Errorf("allocated %d MB, want < 16", alloc>>20)
 	}
 	// Raise the ratio: the 64 MB byte limit still holds, refused later.
-	_, err = ReadLimited("zeros.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1e6, MaxBytes: 8 << 20})
+	_, err = Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1e6, MaxBytes: 8 << 20})
 	if !errors.As(err, &le) || le.Limit != "bytes" || !strings.Contains(err.Error(), "over the bytes limit of 8388608") {
 		t.Errorf("ratio raised: err = %v, want the bytes limit", err)
 	}
 	// Allowed both: reads.
-	if _, err := ReadLimited("zeros.pb.gz", bytes.NewReader(data), Limits{MaxGzipRatio: 1e6}); err != nil {
+	if _, err := Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1e6}); err != nil {
 		t.Errorf("both raised: %v", err)
 	}
 	// A real profile is far below the ratio (and below the floor).
-	if _, err := ReadLimited(realCPU, bytes.NewReader(readFile(t, realCPU)), Limits{MaxGzipRatio: 3}); err != nil {
+	if _, err := Read(context.Background(), realCPU, bytes.NewReader(readFile(t, realCPU)), ReadOptions{MaxGzipRatio: 3}); err != nil {
 		t.Errorf("real profile at ratio 3: %v", err)
 	}
 }
 
 func TestLimitBytesAndLocations(t *testing.T) {
 	raw := bomb{samples: 100_000, value: 10_000_000, duration: 3000e9, raw: true}.bytes(t)
-	_, err := ReadLimited("raw.pb", bytes.NewReader(raw), Limits{MaxBytes: 1 << 20})
+	_, err := Read(context.Background(), "raw.pb", bytes.NewReader(raw), ReadOptions{MaxBytes: 1 << 20})
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "bytes" || !strings.Contains(err.Error(), "more than 1048576 bytes") {
 		t.Errorf("uncompressed over 1 MB: %v", err)
 	}
-	if _, err := ReadLimited("raw.pb", bytes.NewReader(raw), Limits{}); err != nil {
+	if _, err := Read(context.Background(), "raw.pb", bytes.NewReader(raw), ReadOptions{}); err != nil {
 		t.Errorf("uncompressed within the limits: %v", err)
 	}
 	locs := bomb{samples: 10, value: 10_000_000, duration: 30e9, locations: 5000}.bytes(t)
-	_, err = ReadLimited("locs.pb.gz", bytes.NewReader(locs), Limits{MaxLocations: 4000})
+	_, err = Read(context.Background(), "locs.pb.gz", bytes.NewReader(locs), ReadOptions{MaxLocations: 4000})
 	if !errors.As(err, &le) || le.Limit != "locations" || le.What != "locations" {
 		t.Errorf("5001 locations over 4000: %v", err)
 	}
-	if _, err := ReadLimited("locs.pb.gz", bytes.NewReader(locs), Limits{MaxLocations: 6000}); err != nil {
+	if _, err := Read(context.Background(), "locs.pb.gz", bytes.NewReader(locs), ReadOptions{MaxLocations: 6000}); err != nil {
 		t.Errorf("5001 locations under 6000: %v", err)
 	}
 	// One sample 100,000 frames deep, packed, and one with its 3 frames
@@ -207,14 +201,14 @@ func TestLimitBytesAndLocations(t *testing.T) {
 	deep := bomb{samples: 1, value: 10_000_000, duration: 30e9, raw: true}.bytes(t)
 	deep = pbLen(deep, 2, pbLen(pbLen(nil, 1, bytes.Repeat([]byte{1}, 100_000)), 2, []byte{1, 1}))
 	deep = pbLen(deep, 2, pbLen(pbVarint(pbVarint(pbVarint(nil, 1, 1), 1, 1), 1, 1), 2, []byte{1, 1}))
-	_, err = ReadLimited("deep.pb", bytes.NewReader(deep), Limits{MaxFrames: 100_003})
+	_, err = Read(context.Background(), "deep.pb", bytes.NewReader(deep), ReadOptions{MaxFrames: 100_003})
 	if !errors.As(err, &le) || le.Limit != "frames" || le.Value != 100_004 {
 		t.Errorf("100,004 frames over 100,003: %v (%+v)", err, le)
 	}
-	if _, err := ReadLimited("deep.pb", bytes.NewReader(deep), Limits{MaxFrames: 100_004}); err != nil {
+	if _, err := Read(context.Background(), "deep.pb", bytes.NewReader(deep), ReadOptions{MaxFrames: 100_004}); err != nil {
 		t.Errorf("100,004 frames at the limit: %v", err)
 	}
-	if _, err := ReadLimited("x", bytes.NewReader(locs), Limits{MaxSamples: -1}); err == nil {
+	if _, err := Read(context.Background(), "x", bytes.NewReader(locs), ReadOptions{MaxSamples: -1}); err == nil {
 		t.Error("a negative limit: no error")
 	}
 }
@@ -238,14 +232,14 @@ func (e *endless) Read(p []byte) (int, error) {
 // first byte (field number 0), instead of after the byte limit.
 func TestEndlessInput(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		_, err := ReadFile("/dev/zero")
+		_, err := ReadFile(context.Background(), "/dev/zero", ReadOptions{})
 		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "character device") {
 			t.Errorf("/dev/zero: %v", err)
 		}
 	}
 	for _, b := range []byte{0x00, 0xff, 0x08} {
 		in := &endless{b: b}
-		_, err := Read("stdin", in)
+		_, err := Read(context.Background(), "stdin", in, ReadOptions{})
 		if err == nil || !strings.Contains(err.Error(), "not a pprof profile") {
 			t.Errorf("endless 0x%02x: %v", b, err)
 		}
@@ -255,7 +249,7 @@ func TestEndlessInput(t *testing.T) {
 	}
 	// A well-formed endless stream (empty strings forever) stops at a limit.
 	in := io.MultiReader(bytes.NewReader(bytes.Repeat([]byte{0x32, 0x00}, 1<<20)), &endless{b: 0x32})
-	if _, err := ReadLimited("stdin", in, Limits{MaxBytes: 4 << 20}); !errors.Is(err, ErrLimit) {
+	if _, err := Read(context.Background(), "stdin", in, ReadOptions{MaxBytes: 4 << 20}); !errors.Is(err, ErrLimit) {
 		t.Errorf("endless well-formed stream: %v", err)
 	}
 	dir := t.TempDir()
@@ -264,7 +258,7 @@ func TestEndlessInput(t *testing.T) {
 		t.Skipf("no FIFO here: %v", err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := ReadFile(fifo); done <- err }()
+	go func() { _, err := ReadFile(context.Background(), fifo, ReadOptions{}); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") {
@@ -273,7 +267,7 @@ func TestEndlessInput(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadFile blocked on a FIFO")
 	}
-	if _, err := ReadFile(dir); !errors.Is(err, ErrNotRegular) {
+	if _, err := ReadFile(context.Background(), dir, ReadOptions{}); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("directory: %v", err)
 	}
 }
@@ -289,7 +283,7 @@ func TestBadNumbers(t *testing.T) {
 		{"1ns", bomb{samples: 300, value: 10_000_000, duration: 1}, "3s of CPU in a duration of 1ns is 3000000000 cores"},
 		{"negative duration", bomb{samples: 300, value: 10_000_000, duration: -1}, "duration is negative"},
 	} {
-		_, err := Read(c.name, bytes.NewReader(c.bm.bytes(t)))
+		_, err := Read(context.Background(), c.name, bytes.NewReader(c.bm.bytes(t)), ReadOptions{})
 		if !errors.Is(err, ErrBadNumbers) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
@@ -304,13 +298,13 @@ func TestBadNumbers(t *testing.T) {
 		{"zero values", bomb{samples: 300, value: 0, duration: 30e9}}, // read; Analyze says all zero
 		{"big but fits", bomb{samples: 2, value: math.MaxInt64 / 4, duration: math.MaxInt64}},
 	} {
-		if _, err := Read(c.name, bytes.NewReader(c.bm.bytes(t))); err != nil {
+		if _, err := Read(context.Background(), c.name, bytes.NewReader(c.bm.bytes(t)), ReadOptions{}); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 	// Two profiles whose sums each fit but not together.
 	half := func() *profile.Profile {
-		p, err := Read("half", bytes.NewReader(bomb{samples: 1, value: math.MaxInt64/2 + 1, duration: 0}.bytes(t)))
+		p, err := Read(context.Background(), "half", bytes.NewReader(bomb{samples: 1, value: math.MaxInt64/2 + 1, duration: 0}.bytes(t)), ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,9 +18,10 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
+	"github.com/schedoctor/schedoctor/internal/sniff"
 )
 
-// MaxSize was the one size cap of Read and Fetch; Limits.MaxBytes
+// MaxSize was the one size cap of Read and Fetch; ReadOptions.MaxBytes
 // (DefaultMaxBytes) replaces it. Kept for callers that size buffers by it.
 const MaxSize = 256 << 20
 
@@ -35,26 +36,17 @@ var ErrNotCPU = errors.New("not a CPU profile")
 // directory or a socket: reading one could block forever or never end.
 var ErrNotRegular = errors.New("not a regular file")
 
-// Read parses one profile (gzip-compressed or not) from r with the default
-// Limits; name (a file name, "-" for stdin, or a URL) is used in errors. It
-// checks that the profile is a CPU profile with samples and sane numbers.
-func Read(name string, r io.Reader) (*profile.Profile, error) {
-	return ReadLimited(name, r, Limits{})
-}
-
-// ReadLimited is Read with limits: it stops reading as soon as the input
-// passes one of them (the error wraps ErrLimit and is a *LimitError), so
-// memory and time stay bounded by the limits, not by the input.
-func ReadLimited(name string, r io.Reader, lim Limits) (*profile.Profile, error) {
-	return ReadContext(context.Background(), name, r, lim)
-}
-
-// ReadContext is ReadLimited that stops when ctx is done: between reads of
-// r (a reader that blocks must be made to return by its owner) and before
-// and after the parse, which itself runs to its end (the Limits bound it).
-// The error then wraps context.Cause(ctx).
-func ReadContext(ctx context.Context, name string, r io.Reader, lim Limits) (*profile.Profile, error) {
-	lim, err := lim.withDefaults()
+// Read parses one CPU profile (gzip-compressed or not) from r; name (a
+// file name, "stdin", or a URL) is used in errors. It checks that the
+// profile is a CPU profile with samples and sane numbers, and stops reading
+// as soon as the input passes one of opt's limits (the error wraps ErrLimit
+// and is a *LimitError), so memory and time stay bounded by the limits,
+// not by the input. It also stops when ctx is done: between reads of r (a
+// reader that blocks must be made to return by its owner) and before and
+// after the parse, which itself runs to its end (the limits bound it); the
+// error then wraps context.Cause(ctx).
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*profile.Profile, error) {
+	lim, err := opt.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -73,21 +65,10 @@ func ReadContext(ctx context.Context, name string, r io.Reader, lim Limits) (*pr
 	return p, err
 }
 
-// ReadFile reads the CPU profile in the named file with the default Limits.
-func ReadFile(name string) (*profile.Profile, error) {
-	return ReadFileLimited(name, Limits{})
-}
-
-// ReadFileLimited reads the CPU profile in the named file. Anything but a
-// regular file (a FIFO would block, /dev/zero never ends) is refused before
-// it is opened for reading.
-func ReadFileLimited(name string, lim Limits) (*profile.Profile, error) {
-	return ReadFileContext(context.Background(), name, lim)
-}
-
-// ReadFileContext is ReadFileLimited that stops when ctx is done, as
-// ReadContext does.
-func ReadFileContext(ctx context.Context, name string, lim Limits) (*profile.Profile, error) {
+// ReadFile reads the CPU profile in the named file, as Read does. Anything
+// but a regular file (a FIFO would block, /dev/zero never ends) is refused
+// before it is opened for reading.
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*profile.Profile, error) {
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err // *PathError names the file
@@ -104,7 +85,7 @@ func ReadFileContext(ctx context.Context, name string, lim Limits) (*profile.Pro
 	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, fileKind(st.Mode()))
 	}
-	return ReadContext(ctx, name, f, lim)
+	return Read(ctx, name, f, opt)
 }
 
 func fileKind(m os.FileMode) string {
@@ -137,7 +118,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readData reads the protobuf bytes of a profile, decompressing gzip, and
 // checks the limits and the top-level structure as the bytes arrive.
-func readData(ctx context.Context, r io.Reader, lim Limits) ([]byte, error) {
+func readData(ctx context.Context, r io.Reader, lim ReadOptions) ([]byte, error) {
 	br := bufio.NewReader(r)
 	head, err := br.Peek(2)
 	if len(head) == 0 {
@@ -186,7 +167,7 @@ func readData(ctx context.Context, r io.Reader, lim Limits) ([]byte, error) {
 			}
 		}
 		if err := sc.scan(buf); err != nil {
-			if looksLikeText(buf) {
+			if sniff.LooksLikeText(buf) {
 				return nil, textError(buf)
 			}
 			return nil, err
@@ -207,7 +188,7 @@ func readData(ctx context.Context, r io.Reader, lim Limits) ([]byte, error) {
 	if len(buf) == 0 {
 		return nil, errors.New("empty file; give a CPU profile (pprof format)")
 	}
-	if looksLikeText(buf) {
+	if sniff.LooksLikeText(buf) {
 		return nil, textError(buf)
 	}
 	if !sc.complete(buf) {
@@ -218,7 +199,7 @@ func readData(ctx context.Context, r io.Reader, lim Limits) ([]byte, error) {
 
 func textError(data []byte) error {
 	return fmt.Errorf("this is text (%q...), not a profile; give a CPU profile in pprof format (from -cpuprofile or /debug/pprof/profile)",
-		firstLine(data))
+		sniff.FirstLine(data))
 }
 
 func parse(name string, data []byte) (*profile.Profile, error) {
@@ -245,25 +226,6 @@ func checkValid(p *profile.Profile) error {
 		return fmt.Errorf("malformed profile: %v", err)
 	}
 	return nil
-}
-
-// looksLikeText tells an HTML page, a JSON error or a legacy text profile
-// from protobuf: its first bytes are all printable text, where a profile's
-// field tags and varints are not.
-func looksLikeText(data []byte) bool {
-	head := data[:min(len(data), 64)]
-	for _, c := range head {
-		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func firstLine(data []byte) string {
-	s := string(data[:min(len(data), 60)])
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // kinds recognises other profiles by their sample types.
@@ -327,12 +289,12 @@ type FetchOptions struct {
 	Seconds int           // ?seconds=N; 0 keeps the URL's own or the server's default (30)
 	Timeout time.Duration // whole request; 0 means Seconds (or 30) + 30s
 	Client  *http.Client  // nil means http.DefaultClient
-	MaxSize int64         // largest answer accepted; 0 means Limits.MaxBytes
-	Limits  Limits        // limits of the profile, as for ReadLimited
+	MaxSize int64         // largest answer accepted; 0 means Read.MaxBytes
+	Read    ReadOptions   // limits of the profile, as for Read
 }
 
 // Fetch downloads a CPU profile from a /debug/pprof/profile URL. It bounds
-// the time (opt.Timeout and ctx) and the size (opt.Limits), and says clearly
+// the time (opt.Timeout and ctx) and the size (opt.Read), and says clearly
 // when the answer is not a profile (an HTML page, a 404).
 func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profile, error) {
 	u, err := httpfetch.ParseURL(rawURL)
@@ -353,7 +315,7 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 	if timeout <= 0 {
 		timeout = time.Duration(secs)*time.Second + 30*time.Second
 	}
-	lim, err := opt.Limits.withDefaults()
+	lim, err := opt.Read.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
 	}
@@ -371,7 +333,7 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 	defer resp.Close()
 	// Parsed as it streams, under the request's deadline; a cut or a late
 	// answer is reported as such, not as the parser's "truncated gzip".
-	p, err := ReadContext(resp.Context(), resp.Name, resp.Body, lim)
+	p, err := Read(resp.Context(), resp.Name, resp.Body, lim)
 	return p, resp.Err(err)
 }
 

@@ -49,7 +49,7 @@ func gz(data []byte) []byte {
 
 func TestReadReal(t *testing.T) {
 	data := readFile(t, realCPU)
-	p, err := Read(realCPU, bytes.NewReader(data))
+	p, err := Read(context.Background(), realCPU, bytes.NewReader(data), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestReadReal(t *testing.T) {
 	zr, _ := gzip.NewReader(bytes.NewReader(data))
 	var raw bytes.Buffer
 	raw.ReadFrom(zr)
-	if _, err := Read("raw", &raw); err != nil {
+	if _, err := Read(context.Background(), "raw", &raw, ReadOptions{}); err != nil {
 		t.Errorf("uncompressed: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestReadBadInput(t *testing.T) {
 		{"empty file", nil, "empty file"},
 		{"no samples", empty.Bytes(), "empty CPU profile"},
 	} {
-		_, err := Read(c.name+".pb.gz", bytes.NewReader(c.data))
+		_, err := Read(context.Background(), c.name+".pb.gz", bytes.NewReader(c.data), ReadOptions{})
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
 			continue
@@ -94,7 +94,7 @@ func TestReadBadInput(t *testing.T) {
 			t.Errorf("%s: error %q, want it to name the file and say %q", c.name, err, c.want)
 		}
 	}
-	_, err := Read("heap", bytes.NewReader(runtimeProfile(t, "heap")))
+	_, err := Read(context.Background(), "heap", bytes.NewReader(runtimeProfile(t, "heap")), ReadOptions{})
 	if !errors.Is(err, ErrNotCPU) {
 		t.Errorf("heap: %v does not wrap ErrNotCPU", err)
 	}
@@ -147,7 +147,7 @@ func TestFetch(t *testing.T) {
 		{"/slow", FetchOptions{Timeout: 200 * time.Millisecond}, "no answer within 200ms"},
 		{"/big", FetchOptions{MaxSize: 5000}, "over the bytes limit of 5000"},
 		{"/bomb", FetchOptions{}, "over the gzip-ratio limit of 100:1"},
-		{"/bomb", FetchOptions{Limits: Limits{MaxGzipRatio: 1000}}, "over the samples limit of 500000"},
+		{"/bomb", FetchOptions{Read: ReadOptions{MaxGzipRatio: 1000}}, "over the samples limit of 500000"},
 	} {
 		_, err := Fetch(ctx, srv.URL+c.path, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {

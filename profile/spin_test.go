@@ -1,12 +1,14 @@
 package profile
 
 import (
+	"context"
 	"fmt"
-	"github.com/schedoctor/schedoctor/profile/classify"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/schedoctor/schedoctor/profile/classify"
 
 	"github.com/google/pprof/profile"
 
@@ -414,7 +416,7 @@ func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
 		{"timerloop-fixed-84", finding.Info, 0}, // 84% in select frames, 24% in communications
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			p, err := ReadFile(filepath.Join("testdata", "lab", c.file+".pb.gz"))
+			p, err := ReadFile(context.Background(), filepath.Join("testdata", "lab", c.file+".pb.gz"), ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -471,7 +473,7 @@ func TestSD204DocQuotesTheThresholds(t *testing.T) {
 // locked yield in the profile) stays thread churn. Fails on the old
 // classifier (SD201 warning, 14% yield).
 func TestLockedThreadYieldIsAYieldSpin(t *testing.T) {
-	p, err := ReadFile(filepath.Join("testdata", "lab", "lockedyield.pb.gz"))
+	p, err := ReadFile(context.Background(), filepath.Join("testdata", "lab", "lockedyield.pb.gz"), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

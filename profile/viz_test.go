@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ import (
 func TestFlame(t *testing.T) {
 	for _, name := range []string{"busyselect", "gcpressure", "mutex", "syscallheavy"} {
 		t.Run(name, func(t *testing.T) {
-			p, err := ReadFile(filepath.Join("testdata", "lab", name+".pb.gz"))
+			p, err := ReadFile(context.Background(), filepath.Join("testdata", "lab", name+".pb.gz"), ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package schedtrace
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,10 +59,29 @@ const (
 	rateMinIntervals = 3
 )
 
-// Analyze diagnoses the trace. When the input holds several processes'
-// snapshots (`go run` gives the go command's, the linker's and the
-// program's), it analyses the last one started and says so in the summary.
-func Analyze(t *Trace) ([]finding.Finding, *Summary) {
+// Options tune Analyze. The zero value is the default; there is nothing to
+// tune yet, and the type keeps Analyze's signature that of every source.
+type Options struct{}
+
+// Result is what an analysis found.
+type Result struct {
+	Findings []finding.Finding
+	Summary  *Summary
+}
+
+// Analyze diagnoses a trace that Read returned. When the input holds
+// several processes' snapshots (`go run` gives the go command's, the
+// linker's and the program's), it analyses the last one started and says
+// so in the summary.
+func Analyze(t *Trace, opt Options) (*Result, error) {
+	if t == nil {
+		return nil, errors.New("schedtrace: Analyze of a nil Trace")
+	}
+	fs, s := analyze(t)
+	return &Result{Findings: fs, Summary: s}, nil
+}
+
+func analyze(t *Trace) ([]finding.Finding, *Summary) {
 	runs := splitRuns(t.Ticks)
 	run := pickRun(runs)
 	// The 0ms snapshot is taken as the runtime starts; it says nothing of

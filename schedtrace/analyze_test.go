@@ -1,6 +1,7 @@
 package schedtrace
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,7 +133,7 @@ func TestThresholds(t *testing.T) {
 		{"storm without schedticks", ticks(10, func(i int, tk *Tick) { tk.SchedTicks = nil }), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs, _ := Analyze(tc.tr)
+			fs, _ := analyze(tc.tr)
 			if got := rules(fs); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
@@ -153,7 +154,7 @@ func TestSchedTickWrap(t *testing.T) {
 		v := uint32(1<<32-20000) + uint32(i)*15000 // wraps at tick 2
 		tk.SchedTicks = []uint32{v, v}
 	})
-	fs, s := Analyze(tr)
+	fs, s := analyze(tr)
 	if rules(fs) != "SD314:warning" {
 		t.Errorf("rules %q, want SD314 at 150,000/s across the wrap", rules(fs))
 	}
@@ -198,7 +199,7 @@ func TestSplitRuns(t *testing.T) {
 			t.Errorf("splitRuns(%v) = %q, want %q", tc.ms, got, tc.want)
 		}
 	}
-	_, s := Analyze(&Trace{Name: "x", Ticks: mk(0, 100, 200, 300, 0, 100, 200)})
+	_, s := analyze(&Trace{Name: "x", Ticks: mk(0, 100, 200, 300, 0, 100, 200)})
 	if s.Runs != 2 || len(s.Notes) != 1 || s.FirstLine != 6 {
 		t.Errorf("summary %+v", s)
 	}
@@ -218,7 +219,7 @@ func TestSparkline(t *testing.T) {
 }
 
 func TestAnalyzeEmpty(t *testing.T) {
-	fs, s := Analyze(&Trace{Name: "none"})
+	fs, s := analyze(&Trace{Name: "none"})
 	if len(fs) != 0 || s.Ticks != 0 || len(s.Series) != 0 {
 		t.Errorf("findings %v, summary %+v", fs, s)
 	}
@@ -238,11 +239,11 @@ func TestHealthyServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			tr, err := Parse(f, file)
+			tr, err := Read(context.Background(), file, f, ReadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			fs, _ := Analyze(tr)
+			fs, _ := analyze(tr)
 			for _, f := range fs {
 				if f.Severity >= finding.Warning {
 					t.Errorf("healthy server: %s %s: %s", f.Rule, f.Severity, f.Message)
@@ -272,12 +273,12 @@ func TestLabPositivesKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := Parse(f, tc.file)
+		tr, err := Read(context.Background(), tc.file, f, ReadOptions{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, _ := Analyze(tr)
+		fs, _ := analyze(tr)
 		if got := rules(fs); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: rules %q, want %s", tc.file, got, tc.want)
 		}

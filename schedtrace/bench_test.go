@@ -2,6 +2,7 @@ package schedtrace
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 )
@@ -28,7 +29,7 @@ func BenchmarkParse(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		tr, err := Parse(bytes.NewReader(data), "bench")
+		tr, err := Read(context.Background(), "bench", bytes.NewReader(data), ReadOptions{})
 		if err != nil || len(tr.Ticks) == 0 {
 			b.Fatal(err)
 		}
@@ -37,12 +38,12 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkAnalyze measures the analysis of the same input once parsed.
 func BenchmarkAnalyze(b *testing.B) {
-	tr, err := Parse(bytes.NewReader(synthetic(100<<20)), "bench")
+	tr, err := Read(context.Background(), "bench", bytes.NewReader(synthetic(100<<20)), ReadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(len(tr.Ticks)), "ticks")
 	for b.Loop() {
-		Analyze(tr)
+		analyze(tr)
 	}
 }

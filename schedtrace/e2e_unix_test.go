@@ -53,7 +53,7 @@ func TestLabEndToEnd(t *testing.T) {
 			}()
 			stderr := runLab(ctx, t, bins[tc.name])
 			file := tc.name + ".stderr"
-			tr, err := Parse(bytes.NewReader(stderr), file)
+			tr, err := Read(context.Background(), file, bytes.NewReader(stderr), ReadOptions{})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
@@ -63,7 +63,7 @@ func TestLabEndToEnd(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("only %d SCHED lines in a second at 50ms", tr.Stats.SchedLines))
 				return
 			}
-			fs, _ := Analyze(tr)
+			fs, _ := analyze(tr)
 			lines := strings.Split(string(stderr), "\n")
 			var got []string
 			for _, f := range fs {

@@ -1,6 +1,7 @@
 package schedtrace_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"strings"
@@ -17,13 +18,16 @@ batch 1 done
 SCHED 206ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1 idlethreads=0 runqueue=252 [ 122 53 ] schedticks=[ 1288 1287 ]
 SCHED 307ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1 idlethreads=0 runqueue=60 [ 42 54 ] schedticks=[ 1923 1922 ]
 `
-	tr, err := schedtrace.Parse(strings.NewReader(stderr), "sched.txt")
+	tr, err := schedtrace.Read(context.Background(), "sched.txt", strings.NewReader(stderr), schedtrace.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	findings, summary := schedtrace.Analyze(tr)
-	fmt.Printf("%d ticks over %dms, %d lines skipped\n", summary.Ticks, summary.DurationMs, tr.Stats.Skipped)
-	for _, f := range findings {
+	res, err := schedtrace.Analyze(tr, schedtrace.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d ticks over %dms, %d lines skipped\n", res.Summary.Ticks, res.Summary.DurationMs, tr.Stats.Skipped)
+	for _, f := range res.Findings {
 		fmt.Printf("%s at %s: %s\n", f.Rule, f.Locations[0], f.Message)
 	}
 	// Output:
@@ -31,14 +35,14 @@ SCHED 307ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1
 	// SD302 at sched.txt:2: 426.0 goroutines queued on average (213.0 per P, peak 695) in 3 of 3 ticks, with all Ps busy in 100% of ticks, because more goroutines were runnable than the 2 Ps could run, and each goroutine start ran about 159µs, so a queued goroutine waited about 33.9ms
 }
 
-func ExampleParseWith() {
+func ExampleRead() {
 	// An endless stream (a server's stderr piped in) is read with bounded
 	// memory: only the last MaxTicks snapshots are kept.
 	var b strings.Builder
 	for i := range 50 {
 		fmt.Fprintf(&b, "SCHED %dms: gomaxprocs=2 idleprocs=1 threads=5 runqueue=0 [ 0 0 ]\n", i*1000)
 	}
-	tr, err := schedtrace.ParseWith(strings.NewReader(b.String()), "stderr", schedtrace.ParseOptions{MaxTicks: 20})
+	tr, err := schedtrace.Read(context.Background(), "stderr", strings.NewReader(b.String()), schedtrace.ReadOptions{MaxTicks: 20})
 	if err != nil {
 		log.Fatal(err)
 	}

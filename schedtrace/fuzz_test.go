@@ -2,6 +2,7 @@ package schedtrace
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("SCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 runqueue=0 [ 0 0 ] schedticks=[ 1 2 ]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := parse(bytes.NewReader(data), "fuzz", 512, ParseOptions{MaxTicks: 8, MaxValues: 64})
+		tr, err := parse(context.Background(), bytes.NewReader(data), "fuzz", 512, ReadOptions{MaxTicks: 8, MaxValues: 64})
 		if err != nil {
 			if tr != nil {
 				t.Fatal("trace and error both returned")
@@ -43,7 +44,7 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-		fs, s := Analyze(tr)
+		fs, s := analyze(tr)
 		for _, fd := range fs {
 			if len(fd.Locations) != 1 || fd.Locations[0].Line < 1 {
 				t.Fatalf("finding without a line: %+v", fd)

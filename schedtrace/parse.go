@@ -1,7 +1,11 @@
 // Package schedtrace reads the scheduler snapshots the Go runtime prints on
 // stderr with GODEBUG=schedtrace=N (and scheddetail=1), turns them into time
 // series, and diagnoses run-queue backlog, spinning threads, idle Ps beside
-// queued work, thread growth and scheduling churn.
+// queued work, thread growth and scheduling churn. Its entry points are
+// those of every source (docs/HACKING.md, "Sources"): Read(ctx, name, r,
+// ReadOptions) or ReadFile(ctx, name, ReadOptions), streaming with the
+// memory ReadOptions bounds, return a *Trace; Analyze(t, Options)
+// (*Result, error) diagnoses it.
 //
 // The format is not specified anywhere but in the runtime's schedtrace
 // function (runtime/proc.go). Go 1.26 prints, every N milliseconds, from
@@ -29,9 +33,13 @@ package schedtrace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
 // MaxLine is the longest line the parser reads; longer lines are skipped and
@@ -39,7 +47,7 @@ import (
 // so this allows GOMAXPROCS in the tens of thousands.
 const MaxLine = 1 << 20
 
-// Default bounds of what a parse keeps in memory (ParseOptions). The input
+// Default bounds of what a parse keeps in memory (ReadOptions). The input
 // is streamed; only the ticks kept grow with it, so these bound the memory
 // of an endless stdin as well as of a hostile file.
 const (
@@ -55,8 +63,8 @@ const (
 	maxReasons = 256
 )
 
-// ParseOptions bounds a parse. The zero value takes the defaults.
-type ParseOptions struct {
+// ReadOptions bounds a parse. The zero value takes the defaults.
+type ReadOptions struct {
 	// MaxTicks is how many snapshots are kept: beyond it the oldest are
 	// dropped (Stats.Dropped), so a long input is analysed over its last
 	// MaxTicks snapshots.
@@ -168,7 +176,7 @@ type Stats struct {
 	PartialP    int `json:"partial"`      // ticks kept without per-P queue lengths
 	Overlong    int `json:"overlong"`     // lines longer than MaxLine, skipped
 	// Dropped is how many of the oldest ticks were let go to stay within
-	// ParseOptions (counted in SchedLines; not in Trace.Ticks).
+	// ReadOptions (counted in SchedLines; not in Trace.Ticks).
 	Dropped int `json:"dropped,omitempty"`
 	// ExtraDetail counts scheddetail lines beyond what a tick can hold (P
 	// lines past gomaxprocs, wait reasons past 256): counted, not kept.
@@ -182,19 +190,27 @@ type Trace struct {
 	Stats Stats  `json:"stats"`
 }
 
-// Parse reads GODEBUG=schedtrace output from r; name is used in messages.
-// It fails only when r cannot be read or holds no usable SCHED line; what it
-// skipped on the way is in Trace.Stats.
-func Parse(r io.Reader, name string) (*Trace, error) {
-	return ParseWith(r, name, ParseOptions{})
+// Read reads GODEBUG=schedtrace output from r as a stream, within the
+// bounds of opt; name (a file, "stdin") is used in messages. It fails only
+// when r cannot be read, holds no usable SCHED line, or ctx is done (checked
+// every few thousand lines: a reader that blocks must be made to return by
+// its owner; the error then wraps context.Cause(ctx)); what it skipped on
+// the way is in Trace.Stats.
+func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Trace, error) {
+	return parse(ctx, r, name, MaxLine, opt)
 }
 
-// ParseWith is Parse within the bounds of opt.
-func ParseWith(r io.Reader, name string, opt ParseOptions) (*Trace, error) {
-	return parse(r, name, MaxLine, opt)
+// ReadFile reads the schedtrace output in the named file, as Read does.
+// Anything but a regular file (a FIFO would block, /dev/zero never ends)
+// is refused at once: give a pipe to Read.
+func ReadFile(ctx context.Context, name string, opt ReadOptions) (*Trace, error) {
+	return sysread.WithFile(name, func(f *os.File) (*Trace, error) { return Read(ctx, name, f, opt) })
 }
 
-func parse(r io.Reader, name string, maxLine int, opt ParseOptions) (*Trace, error) {
+// ctxLines is how many lines a parse reads between looks at its context.
+const ctxLines = 4096
+
+func parse(ctx context.Context, r io.Reader, name string, maxLine int, opt ReadOptions) (*Trace, error) {
 	if opt.MaxTicks <= 0 {
 		opt.MaxTicks = DefaultMaxTicks
 	}
@@ -204,7 +220,10 @@ func parse(r io.Reader, name string, maxLine int, opt ParseOptions) (*Trace, err
 	p := &parser{t: &Trace{Name: name}, opt: opt}
 	br := bufio.NewReaderSize(r, maxLine)
 	discarding := false // inside an overlong line
-	for {
+	for n := 1; ; n++ {
+		if n%ctxLines == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, context.Cause(ctx))
+		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !discarding {
@@ -245,7 +264,7 @@ func parse(r io.Reader, name string, maxLine int, opt ParseOptions) (*Trace, err
 	return nil, noSchedLines("no GODEBUG=schedtrace lines found in %s (%d lines read); run the program with GODEBUG=schedtrace=1000", name, st.Lines)
 }
 
-// noSchedLinesError is what Parse returns when nothing could be used; it
+// noSchedLinesError is what Read returns when nothing could be used; it
 // matches ErrNoSchedLines with errors.Is.
 type noSchedLinesError struct{ msg string }
 
@@ -258,7 +277,7 @@ func noSchedLines(format string, args ...any) error {
 
 type parser struct {
 	t      *Trace
-	opt    ParseOptions
+	opt    ReadOptions
 	values int // per-P values and reason counts held by t.Ticks
 	lineNo int
 	open   *Tick // the last tick, while scheddetail lines may still follow

@@ -1,6 +1,7 @@
 package schedtrace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +13,7 @@ import (
 
 func mustParse(t *testing.T, in string) *Trace {
 	t.Helper()
-	tr, err := Parse(strings.NewReader(in), "in.txt")
+	tr, err := Read(context.Background(), "in.txt", strings.NewReader(in), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,14 +145,14 @@ SCHED 400ms: gomaxprocs=2 idleprocs=0 threads=5 spinningthreads=0 needspinning=1
 func TestParseOverlong(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	in := long + "\nSCHED 0ms: gomaxprocs=2 idleprocs=0 threads=4 runqueue=0 [ 0 0 ]\n" + long + long + "\n" + long
-	tr, err := parse(strings.NewReader(in), "in.txt", 128, ParseOptions{})
+	tr, err := parse(context.Background(), strings.NewReader(in), "in.txt", 128, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (Stats{Lines: 4, SchedLines: 1, Overlong: 3}); tr.Stats != want {
 		t.Errorf("stats %+v, want %+v", tr.Stats, want)
 	}
-	_, err = parse(strings.NewReader(long+"\n"+long), "big.txt", 128, ParseOptions{})
+	_, err = parse(context.Background(), strings.NewReader(long+"\n"+long), "big.txt", 128, ReadOptions{})
 	if !errors.Is(err, ErrNoSchedLines) || !strings.Contains(err.Error(), "big.txt: every line is longer than 128 bytes") {
 		t.Errorf("all overlong: %v", err)
 	}
@@ -163,12 +164,12 @@ func TestParseErrors(t *testing.T) {
 		{"panic: boom\n\ngoroutine 1 [running]:\n", "no GODEBUG=schedtrace lines found in in.txt (3 lines read); run the program with GODEBUG=schedtrace=1000"},
 		{"SCHED 1ms: gomaxprocs=2\nSCHED", "in.txt: 1 SCHED lines, none complete enough to use"},
 	} {
-		_, err := Parse(strings.NewReader(tc.in), "in.txt")
+		_, err := Read(context.Background(), "in.txt", strings.NewReader(tc.in), ReadOptions{})
 		if !errors.Is(err, ErrNoSchedLines) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q): %v, want %q", tc.in, err, tc.want)
+			t.Errorf("Read(%q): %v, want %q", tc.in, err, tc.want)
 		}
 	}
-	_, err := Parse(errReader{}, "in.txt")
+	_, err := Read(context.Background(), "in.txt", errReader{}, ReadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "reading in.txt: disk on fire") {
 		t.Errorf("read error: %v", err)
 	}
@@ -187,7 +188,7 @@ func TestParseFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := Parse(strings.NewReader(string(data)), f)
+		tr, err := Read(context.Background(), f, strings.NewReader(string(data)), ReadOptions{})
 		sched := strings.Count(string(data), "SCHED ")
 		switch base := filepath.Base(f); base {
 		case "empty.txt", "garbage.txt", "truncated-only.txt":
@@ -214,7 +215,7 @@ func TestParseBounded(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "SCHED %dms: gomaxprocs=4 idleprocs=0 threads=6 runqueue=%d [ 1 2 3 4 ] schedticks=[ %d %d %d %d ]\n", i*10, i%7, i, i, i, i)
 	}
-	tr, err := ParseWith(strings.NewReader(b.String()), "long.txt", ParseOptions{MaxTicks: 100})
+	tr, err := Read(context.Background(), "long.txt", strings.NewReader(b.String()), ReadOptions{MaxTicks: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,12 +225,12 @@ func TestParseBounded(t *testing.T) {
 	if first, last := tr.Ticks[0].Line, tr.Ticks[99].Line; first != n-99 || last != n {
 		t.Errorf("kept lines %d-%d, want the last 100 (%d-%d)", first, last, n-99, n)
 	}
-	_, s := Analyze(tr)
+	_, s := analyze(tr)
 	if len(s.Notes) == 0 || !strings.Contains(s.Notes[0], "the oldest 4900 were dropped") {
 		t.Errorf("notes %q", s.Notes)
 	}
 	// The value bound: 8 values per tick, 80 allowed, so 10 ticks kept.
-	tr, err = ParseWith(strings.NewReader(b.String()), "long.txt", ParseOptions{MaxValues: 80})
+	tr, err = Read(context.Background(), "long.txt", strings.NewReader(b.String()), ReadOptions{MaxValues: 80})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestParseBounded(t *testing.T) {
 		t.Errorf("%d ticks kept under a bound of 80 values, want 10", len(tr.Ticks))
 	}
 	// Within the bounds nothing is dropped.
-	tr, _ = Parse(strings.NewReader(b.String()), "long.txt")
+	tr, _ = Read(context.Background(), "long.txt", strings.NewReader(b.String()), ReadOptions{})
 	if len(tr.Ticks) != n || tr.Stats.Dropped != 0 {
 		t.Errorf("default bounds: %d ticks, dropped %d", len(tr.Ticks), tr.Stats.Dropped)
 	}
@@ -253,7 +254,7 @@ func TestParseOverfullDetail(t *testing.T) {
 		fmt.Fprintf(&b, "  P%d: status=1 schedtick=1 syscalltick=0 m=0 runqsize=0 gfreecnt=0 timerslen=0\n", i%3)
 		fmt.Fprintf(&b, "  G%d: status=4(reason %d) m=nil lockedm=nil\n", i, i)
 	}
-	tr, err := Parse(strings.NewReader(b.String()), "detail.txt")
+	tr, err := Read(context.Background(), "detail.txt", strings.NewReader(b.String()), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,13 +24,7 @@ const module = "github.com/schedoctor/schedoctor"
 // and lists every exported identifier of a public package that mentions
 // an internal package's type.
 func TestNoInternalTypesInPublicAPI(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cfg := &packages.Config{Context: ctx, Dir: "../..", Mode: packages.NeedName | packages.NeedTypes}
-	pkgs, err := packages.Load(cfg, module+"/...")
-	if err != nil {
-		t.Fatalf("loading the module's packages: %v", err)
-	}
+	pkgs := loadModule(t)
 	public := 0
 	left := maps.Clone(known)
 	for _, p := range pkgs {
@@ -238,25 +232,7 @@ const K = 3
 func Plain(s string) error { return nil }
 `,
 	}
-	fset := token.NewFileSet()
-	checked := map[string]*types.Package{}
-	imp := importerFunc(func(path string) (*types.Package, error) {
-		if p, ok := checked[path]; ok {
-			return p, nil
-		}
-		return importer.Default().Import(path)
-	})
-	for _, path := range []string{"m/internal/x", "m/pub"} {
-		f, err := parser.ParseFile(fset, path+"/a.go", files[path], 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
-		if err != nil {
-			t.Fatalf("checking %s: %v", path, err)
-		}
-		checked[path] = p
-	}
+	checked := checkSources(t, files, "m/internal/x", "m/pub")
 	got := leaks(checked["m/pub"])
 	var names []string
 	for _, l := range got {
@@ -271,6 +247,47 @@ func Plain(s string) error { return nil }
 	if !slices.Equal(names, want) {
 		t.Errorf("leaks =\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
+}
+
+// loadModule type-checks the module's packages from the compiler's export
+// data.
+func loadModule(t *testing.T) []*packages.Package {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := &packages.Config{Context: ctx, Dir: "../..", Mode: packages.NeedName | packages.NeedTypes}
+	pkgs, err := packages.Load(cfg, module+"/...")
+	if err != nil {
+		t.Fatalf("loading the module's packages: %v", err)
+	}
+	return pkgs
+}
+
+// checkSources type-checks the packages of files (import path → source of
+// one file) in the order given; they import one another and the standard
+// library.
+func checkSources(t *testing.T, files map[string]string, order ...string) map[string]*types.Package {
+	t.Helper()
+	fset := token.NewFileSet()
+	checked := map[string]*types.Package{}
+	imp := importerFunc(func(path string) (*types.Package, error) {
+		if p, ok := checked[path]; ok {
+			return p, nil
+		}
+		return importer.Default().Import(path)
+	})
+	for _, path := range order {
+		f, err := parser.ParseFile(fset, path+"/a.go", files[path], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
+		if err != nil {
+			t.Fatalf("checking %s: %v", path, err)
+		}
+		checked[path] = p
+	}
+	return checked
 }
 
 type importerFunc func(path string) (*types.Package, error)

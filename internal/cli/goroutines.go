@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -300,14 +301,14 @@ func readGoroutinesFile(ctx context.Context, e *Env, arg string, ropt goroutines
 	if err := sniff.Check(name, data[:min(len(data), sniff.HeadSize)], "a goroutine dump, leak, mutex or block profile", goroutinesTakes...); err != nil {
 		return nil, nil, digest, err
 	}
-	d, derr := goroutines.Parse(name, data, ropt)
+	d, derr := goroutines.Read(ctx, name, bytes.NewReader(data), ropt)
 	if derr == nil {
 		return d, nil, digest, nil
 	}
 	if !errors.Is(derr, goroutines.ErrNotDump) {
 		return nil, nil, digest, derr
 	}
-	p, perr := contention.Parse(name, data, contention.ReadOptions{MaxBytes: ropt.MaxBytes})
+	p, perr := contention.Read(ctx, name, bytes.NewReader(data), contention.ReadOptions{MaxBytes: ropt.MaxBytes})
 	if perr == nil {
 		return nil, p, digest, nil
 	}

@@ -81,20 +81,20 @@ its line with the CPU of the whole loop; the report says which files were not fo
 			e.doing("reading standard input")
 			br := bufio.NewReaderSize(newCancelReader(ctx, e.Stdin, "reading standard input"), sniff.HeadSize)
 			if err = checkKind(br, "stdin", "a CPU profile", profileTakes); err == nil {
-				p, err = profile.ReadContext(ctx, "stdin", br, *lim)
+				p, err = profile.Read(ctx, "stdin", br, *lim)
 			}
 		case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
 			if err := e.checkEndpoint(arg); err != nil {
 				return e.fail(err)
 			}
 			e.doing("fetching " + redactedURL(arg))
-			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Limits: *lim})
+			p, err = profile.Fetch(ctx, arg, profile.FetchOptions{Seconds: *seconds, Timeout: *timeout, Read: *lim})
 		default:
 			e.doing("reading " + arg)
 			// A regular file never blocks, but up to -max-mb of it and its
 			// parse take a while: the context is checked between reads.
 			if err = checkFileKind(arg, "a CPU profile", profileTakes); err == nil {
-				p, err = profile.ReadFileContext(ctx, arg, *lim)
+				p, err = profile.ReadFile(ctx, arg, *lim)
 			}
 		}
 		if err != nil {
@@ -153,10 +153,10 @@ func writeClassified(name string, res *profile.Result) error {
 	return safewrite.ReplaceFile(name, res.WriteClassified)
 }
 
-// profileLimitFlags registers the limits of profile.Limits (issue 12): a
+// profileLimitFlags registers the limits of profile.ReadOptions (issue 12): a
 // profile over one is refused with exit 2 naming the limit and its flag.
-func profileLimitFlags(fs *flag.FlagSet) (*profile.Limits, *float64) {
-	lim := &profile.Limits{}
+func profileLimitFlags(fs *flag.FlagSet) (*profile.ReadOptions, *float64) {
+	lim := &profile.ReadOptions{}
 	maxMB := fs.Float64("max-mb", profile.DefaultMaxBytes>>20, "refuse a profile of more than this many `MB` (decompressed)")
 	fs.IntVar(&lim.MaxSamples, "max-samples", profile.DefaultMaxSamples, "refuse a profile of more than `N` samples")
 	fs.IntVar(&lim.MaxFrames, "max-frames", profile.DefaultMaxFrames, "refuse a profile whose stacks hold more than `N` frames in all")
@@ -166,7 +166,7 @@ func profileLimitFlags(fs *flag.FlagSet) (*profile.Limits, *float64) {
 }
 
 // setProfileLimits checks the limit flags and converts -max-mb to bytes.
-func setProfileLimits(lim *profile.Limits, maxMB float64) error {
+func setProfileLimits(lim *profile.ReadOptions, maxMB float64) error {
 	if !(maxMB > 0 && maxMB <= 1<<30) {
 		return fmt.Errorf("-max-mb %g: want a size in MB above 0", maxMB)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -105,7 +106,7 @@ func TestProfileStdinAndClassified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := profile.Read(out, f)
+	p, err := profile.Read(context.Background(), out, f, profile.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

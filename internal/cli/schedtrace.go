@@ -55,7 +55,7 @@ Findings point at the input's line of the first offending snapshot.`,
 	if err := checkKind(br, name, "GODEBUG=schedtrace output", schedtraceTakes); err != nil {
 		return e.fail(err)
 	}
-	t, err := schedtrace.ParseWith(br, name, schedtrace.ParseOptions{MaxTicks: *maxTicks})
+	t, err := schedtrace.Read(ctx, name, br, schedtrace.ReadOptions{MaxTicks: *maxTicks})
 	if err != nil {
 		return e.fail(err)
 	}
@@ -68,6 +68,9 @@ Findings point at the input's line of the first offending snapshot.`,
 	if st := t.Stats; st.Dropped > 0 {
 		e.warn("%s: kept the last %d of %d snapshots (-max-ticks)", name, len(t.Ticks), st.SchedLines)
 	}
-	fsList, sum := schedtrace.Analyze(t)
-	return e.emit(&out, report.Report{Source: finding.SourceSchedtrace, Findings: fsList, Summary: sum})
+	res, err := schedtrace.Analyze(t, schedtrace.Options{})
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.emit(&out, report.Report{Source: finding.SourceSchedtrace, Findings: res.Findings, Summary: res.Summary})
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +65,7 @@ func TestRenderersEscape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := goroutines.Parse("dump\x1b[2J.txt", dump, goroutines.ReadOptions{})
+	d, err := goroutines.Read(context.Background(), "dump\x1b[2J.txt", bytes.NewReader(dump), goroutines.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

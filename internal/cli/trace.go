@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -81,7 +82,8 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if !(*maxMB > 0 && *maxMB <= 1<<30) {
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
-	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU, MaxGeneration: int64(*maxGenMB * (1 << 20))}
+	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
+	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))}
 	name := fs.Arg(0)
 	var res *exectrace.Result
 	var err error
@@ -90,7 +92,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 			return e.fail(err)
 		}
 		e.doing("fetching " + redactedURL(name))
-		res, name, err = fetchTrace(ctx, name, traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))}, topt)
+		res, name, err = fetchTrace(ctx, name, traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))}, ropt, topt)
 		if err != nil {
 			return e.fail(err)
 		}
@@ -107,9 +109,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 		if err := checkKind(br, name, "an execution trace", traceTakes); err != nil {
 			return e.fail(err)
 		}
-		res, err = exectrace.Analyze(ctx, br, topt)
+		res, err = readTrace(ctx, name, br, ropt, topt)
 		if err != nil {
-			return e.fail(fmt.Errorf("%s: %w", name, err))
+			return e.fail(err)
 		}
 	}
 	if t := res.Summary.Truncated; t != nil {
@@ -161,7 +163,7 @@ type traceFetch struct {
 // is fetched (the same deadline rule, byte limit and redirect rules), and
 // analyzes the trace as it arrives, under the request's deadline. name is
 // the URL with its password redacted, for messages.
-func fetchTrace(ctx context.Context, rawURL string, f traceFetch, topt exectrace.Options) (res *exectrace.Result, name string, err error) {
+func fetchTrace(ctx context.Context, rawURL string, f traceFetch, ropt exectrace.ReadOptions, topt exectrace.Options) (res *exectrace.Result, name string, err error) {
 	u, err := httpfetch.ParseURL(rawURL)
 	if err != nil {
 		return nil, "", err
@@ -196,9 +198,18 @@ func fetchTrace(ctx context.Context, rawURL string, f traceFetch, topt exectrace
 	if err := checkKind(br, resp.Name, "an execution trace", traceTakes); err != nil {
 		return nil, "", resp.Err(err)
 	}
-	res, err = exectrace.Analyze(resp.Context(), br, topt)
+	res, err = readTrace(resp.Context(), resp.Name, br, ropt, topt)
 	if err != nil {
-		return nil, "", resp.Err(fmt.Errorf("%s: %w", resp.Name, err))
+		return nil, "", resp.Err(err)
 	}
 	return res, resp.Name, nil
+}
+
+// readTrace reads one trace and analyses it.
+func readTrace(ctx context.Context, name string, r io.Reader, ropt exectrace.ReadOptions, topt exectrace.Options) (*exectrace.Result, error) {
+	t, err := exectrace.Read(ctx, name, r, ropt)
+	if err != nil {
+		return nil, err
+	}
+	return exectrace.Analyze(t, topt)
 }

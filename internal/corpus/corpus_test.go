@@ -273,7 +273,7 @@ func checkFiles(t *testing.T, dir string, exp *expectation) {
 func analyze(layer, path string, exp *expectation) ([]finding.Finding, error) {
 	switch layer {
 	case "profile":
-		p, err := profile.ReadFile(path)
+		p, err := profile.ReadFile(context.Background(), path, profile.ReadOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -283,14 +283,13 @@ func analyze(layer, path string, exp *expectation) ([]finding.Finding, error) {
 		}
 		return res.Findings, nil
 	case "trace":
-		f, err := os.Open(path)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		tr, err := exectrace.ReadFile(ctx, path, exectrace.ReadOptions{})
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		res, err := exectrace.Analyze(ctx, f, exectrace.Options{CPUs: exp.CPUs, ProcessCPU: exp.traceProcessCPU})
+		res, err := exectrace.Analyze(tr, exectrace.Options{CPUs: exp.CPUs, ProcessCPU: exp.traceProcessCPU})
 		if err != nil {
 			return nil, err
 		}
@@ -304,12 +303,15 @@ func analyze(layer, path string, exp *expectation) ([]finding.Finding, error) {
 			return nil, err
 		}
 		defer f.Close()
-		tr, err := schedtrace.Parse(f, filepath.Base(path))
+		tr, err := schedtrace.Read(context.Background(), filepath.Base(path), f, schedtrace.ReadOptions{})
 		if err != nil {
 			return nil, err
 		}
-		fs, _ := schedtrace.Analyze(tr)
-		return fs, nil
+		res, err := schedtrace.Analyze(tr, schedtrace.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return res.Findings, nil
 	}
 	return nil, fmt.Errorf("unknown layer %q", layer)
 }

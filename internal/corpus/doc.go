@@ -3,9 +3,8 @@
 //
 // The package has no code of its own besides its test: corpus_test.go reads
 // every directory under testdata/, runs the real analyses on the recordings
-// found there (profile.ReadFile + profile.Analyze on cpu.pb.gz,
-// exectrace.Analyze on trace.out, schedtrace.Parse + schedtrace.Analyze on
-// schedtrace.txt) and compares each layer's findings with the directory's
+// found there (Read or ReadFile, then Analyze, of profile on cpu.pb.gz,
+// exectrace on trace.out and schedtrace on schedtrace.txt) and compares each layer's findings with the directory's
 // expect.json. docs/ACCURACY.md is the human-readable table of the same
 // programs.
 //

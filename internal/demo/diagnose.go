@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 // returns its findings and its pictures (CPU by cause, the flame graph; nil
 // when the profile is empty).
 func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, *viz.Set, error) {
-	p, err := profile.ReadFile(path)
+	p, err := profile.ReadFile(ctx, path, profile.ReadOptions{})
 	if errors.Is(err, profile.ErrEmpty) {
 		return nil, nil, nil // the program was idle: nothing costs CPU, nothing to report or draw
 	}
@@ -49,13 +48,12 @@ func diagnoseProfile(ctx context.Context, path string) ([]finding.Finding, *viz.
 // time the program used while traced (0: unknown). It returns the findings
 // and the trace's pictures (the P timeline, the latency histogram).
 func diagnoseTrace(ctx context.Context, path string, cpu time.Duration) ([]finding.Finding, *viz.Set, error) {
-	f, err := os.Open(path)
+	t, err := exectrace.ReadFile(ctx, path, exectrace.ReadOptions{})
 	if err != nil {
-		return nil, nil, err // the *PathError names the file
+		return nil, nil, err // ReadFile names the file
 	}
-	defer f.Close()
 	topt := exectrace.Options{CPUs: float64(runtime.NumCPU()), ProcessCPU: cpu}
-	res, err := exectrace.Analyze(ctx, f, topt)
+	res, err := exectrace.Analyze(t, topt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

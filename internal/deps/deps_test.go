@@ -40,9 +40,11 @@ internal/httpfetch, internal/sysread < host/probe;
 # renderer can import it.
 NONE < finding;
 
-# What every source may use.
+# What every source may use (internal/sniff: whether an input is text,
+# and its first line, for the error that says what it was instead).
 finding, internal/textsafe, internal/sysread, internal/httpfetch,
-internal/safewrite, internal/textlayout, viz, internal/vizbuild
+internal/safewrite, internal/sniff, internal/textlayout, viz,
+internal/vizbuild
 < BASE;
 
 # Sources: each reads one kind of evidence and judges it into findings.

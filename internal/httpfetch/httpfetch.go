@@ -221,7 +221,7 @@ func (r *Response) Err(err error) error {
 	}
 	if r.ctx.Err() != nil && !r.closed {
 		// The reader noticed the deadline between reads, before the body
-		// did (profile.ReadContext checks the context itself).
+		// did (profile.Read checks the context itself).
 		return r.body.ctxError()
 	}
 	return err

@@ -4,6 +4,7 @@ package sysread
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,5 +44,48 @@ func TestFileRefusesSpecial(t *testing.T) {
 	// Under a root, the link to /dev/zero names ROOT/dev/zero: missing.
 	if _, err := File(dir, "/proc/self/zero", 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("/proc/self/zero -> /dev/zero under a root: err = %v, want not found (resolved inside the root)", err)
+	}
+}
+
+// TestWithFile: the file convenience of every source (their ReadFile)
+// hands a regular file to the reader and closes it after, and refuses a
+// FIFO, a device and a directory at once, without calling the reader.
+func TestWithFile(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(name, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var kept *os.File
+	got, err := WithFile(name, func(f *os.File) (string, error) {
+		kept = f
+		b, err := io.ReadAll(f)
+		return string(b), err
+	})
+	if err != nil || got != "hello" {
+		t.Fatalf("WithFile = %q, %v; want hello", got, err)
+	}
+	if _, err := kept.Stat(); err == nil {
+		t.Error("WithFile left the file open")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, special := range []string{fifo, "/dev/zero", dir} {
+		done := make(chan error, 1)
+		called := false
+		go func() {
+			_, err := WithFile(special, func(*os.File) (int, error) { called = true; return 0, nil })
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRegular) || called || !strings.Contains(err.Error(), special) {
+				t.Errorf("WithFile(%s) = %v, reader called %v; want ErrNotRegular naming the file, not called", special, err, called)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("WithFile(%s) blocked", special)
+		}
 	}
 }

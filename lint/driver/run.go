@@ -30,6 +30,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/internal/astutil"
 	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
@@ -481,39 +482,13 @@ func enclosingFunc(pkg *types.Package, file *ast.File, pos token.Pos) string {
 		if !ok || pos < fd.Pos() || pos >= fd.End() {
 			continue
 		}
-		name := prefix + "." + funcDeclName(fd)
+		name := prefix + "." + astutil.FuncDeclName(fd)
 		if fd.Body == nil {
 			return name
 		}
 		return name + closureSuffix(fd.Body, pos)
 	}
 	return ""
-}
-
-// funcDeclName is "F", "T.M" or "(*T).M", type parameters dropped.
-func funcDeclName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	ptr := false
-	if s, ok := t.(*ast.StarExpr); ok {
-		ptr, t = true, s.X
-	}
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t = x.X
-	case *ast.IndexListExpr:
-		t = x.X
-	}
-	recv := "?"
-	if id, ok := t.(*ast.Ident); ok {
-		recv = id.Name
-	}
-	if ptr {
-		return "(*" + recv + ")." + fd.Name.Name
-	}
-	return recv + "." + fd.Name.Name
 }
 
 // closureSuffix numbers the function literals around pos the way the

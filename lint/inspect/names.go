@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"go/ast"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/lint/internal/astutil"
 )
 
 // funcName names the function whose body holds the node chain stack
@@ -24,7 +26,7 @@ func funcName(stack []ast.Node) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(declName(fd))
+	b.WriteString(astutil.FuncDeclName(fd))
 	// Each literal on the chain is numbered among the literals directly
 	// in the enclosing function (not inside other literals), in source
 	// order: func1, func2 at the first level, then .1, .2 below.
@@ -58,30 +60,4 @@ func funcName(stack []ast.Node) string {
 		body = lit.Body
 	}
 	return b.String()
-}
-
-// declName is "F", "T.M" or "(*T).M", type parameters dropped.
-func declName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	ptr := false
-	if s, ok := t.(*ast.StarExpr); ok {
-		ptr, t = true, s.X
-	}
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t = x.X
-	case *ast.IndexListExpr:
-		t = x.X
-	}
-	recv := "?"
-	if id, ok := t.(*ast.Ident); ok {
-		recv = id.Name
-	}
-	if ptr {
-		return "(*" + recv + ")." + fd.Name.Name
-	}
-	return recv + "." + fd.Name.Name
 }

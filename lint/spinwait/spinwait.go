@@ -1122,7 +1122,7 @@ func (s *spin) stmt(st ast.Stmt) {
 		// A branch that always leaves runs once, at the end of the
 		// wait: what it does (claim the slot, return the value) is not
 		// part of the spin.
-		if astutil.AlwaysLeaves(s.info, st.Body.List, s.loop, true) && !continues(s.info, st.Body, s.loop) {
+		if astutil.AlwaysLeaves(s.info, st.Body.List, s.loop, true) && !astutil.Continues(s.info, st.Body, s.loop) {
 			s.bound(st.Cond)
 			s.acquiresIn(st.Body)
 		} else {
@@ -1327,43 +1327,4 @@ func isTimeOrCount(info *types.Info, call *ast.CallExpr) bool {
 	return analysisutil.IsFunc(fn, "time", "Now", "Since", "Until") ||
 		analysisutil.IsMethod(fn, "time", "Time", "Before", "After", "Equal", "Sub", "IsZero") ||
 		analysisutil.IsFunc(fn, "runtime", "NumGoroutine")
-}
-
-// continues reports whether body holds a continue of loop: an unlabelled
-// one outside the loops nested in body, or continue L with L loop's
-// label. A branch that ends in a return but can continue first (the
-// lazy skip list's "locked the predecessors, found the list changed
-// under us: unlock and retry") goes round again after what it did, so
-// it is part of the loop, not the exit at the end of a wait.
-func continues(info *types.Info, body *ast.BlockStmt, loop astutil.Loop) bool {
-	found := false
-	var walk func(n ast.Node, nested bool)
-	walk = func(root ast.Node, nested bool) {
-		ast.Inspect(root, func(n ast.Node) bool {
-			if n == nil || found {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ForStmt, *ast.RangeStmt:
-				if n != root {
-					walk(n, true)
-					return false
-				}
-			case *ast.BranchStmt:
-				if n.Tok != token.CONTINUE {
-					break
-				}
-				if n.Label == nil {
-					found = !nested
-				} else if l, _ := info.Uses[n.Label].(*types.Label); l != nil && l == loop.Label {
-					found = true
-				}
-			}
-			return !found
-		})
-	}
-	walk(body, false)
-	return found
 }

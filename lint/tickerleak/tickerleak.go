@@ -455,20 +455,11 @@ func (c *checker) timerUnstopped(call *ast.CallExpr, stack []ast.Node) token.Pos
 
 // receivesC reports whether the statement receives from v.C.
 func receivesC(info *types.Info, comm ast.Stmt, v types.Object) bool {
-	var x ast.Expr
-	switch s := comm.(type) {
-	case *ast.ExprStmt:
-		x = s.X
-	case *ast.AssignStmt:
-		if len(s.Rhs) == 1 {
-			x = s.Rhs[0]
-		}
-	}
-	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
-	if !ok || u.Op != token.ARROW {
+	ch := astutil.Received(comm)
+	if ch == nil {
 		return false
 	}
-	sel, ok := ast.Unparen(u.X).(*ast.SelectorExpr)
+	sel, ok := ch.(*ast.SelectorExpr)
 	if !ok || sel.Sel.Name != "C" {
 		return false
 	}

@@ -22,7 +22,7 @@ import (
 // the loop (false inside a select or switch clause).
 func surelyLeaves(info *types.Info, list []ast.Stmt, loop astutil.Loop, breakLeaves bool) bool {
 	for _, s := range list {
-		if continues(info, s, loop) {
+		if astutil.Continues(info, s, loop) {
 			return false // reaches the next iteration before leaving
 		}
 		if stmtLeaves(info, s, loop, breakLeaves) {
@@ -73,42 +73,6 @@ func clausesLeave(info *types.Info, body *ast.BlockStmt, loop astutil.Loop) bool
 		}
 	}
 	return hasDefault
-}
-
-// continues reports whether n holds a continue that starts loop's next
-// iteration: an unlabelled continue not nested in an inner loop, or one
-// labelled with loop's label. Function literals are not entered.
-func continues(info *types.Info, n ast.Node, loop astutil.Loop) bool {
-	found := false
-	var walk func(n ast.Node, nested bool)
-	walk = func(root ast.Node, nested bool) {
-		ast.Inspect(root, func(n ast.Node) bool {
-			if n == nil || found {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ForStmt, *ast.RangeStmt:
-				if n != root {
-					walk(n, true)
-					return false
-				}
-			case *ast.BranchStmt:
-				if n.Tok != token.CONTINUE {
-					break
-				}
-				if n.Label == nil {
-					found = !nested
-				} else if l, _ := info.Uses[n.Label].(*types.Label); l != nil && l == loop.Label {
-					found = true
-				}
-			}
-			return !found
-		})
-	}
-	walk(n, false)
-	return found
 }
 
 // tailLeaves reports whether, once the select sel has run, the statements
@@ -167,7 +131,7 @@ func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer
 		if endsLoop(info, c.Comm, loop) {
 			continue // the context is done: the loop ends at its next check
 		}
-		if continues(info, &ast.BlockStmt{List: c.Body}, loop) {
+		if astutil.Continues(info, &ast.BlockStmt{List: c.Body}, loop) {
 			return true
 		}
 		if surelyLeaves(info, c.Body, loop, false) {
@@ -193,20 +157,11 @@ func mayContinue(info *types.Info, sel *ast.SelectStmt, loop astutil.Loop, timer
 // the loop ends before it makes another timer, so the timer of that round
 // is dropped once, at the end, not per iteration.
 func endsLoop(info *types.Info, comm ast.Stmt, loop astutil.Loop) bool {
-	var x ast.Expr
-	switch s := comm.(type) {
-	case *ast.ExprStmt:
-		x = s.X
-	case *ast.AssignStmt:
-		if len(s.Rhs) == 1 {
-			x = s.Rhs[0]
-		}
-	}
-	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
-	if !ok || u.Op != token.ARROW {
+	ch := astutil.Received(comm)
+	if ch == nil {
 		return false
 	}
-	ctx := contextCall(info, u.X, "Done")
+	ctx := contextCall(info, ch, "Done")
 	if ctx == "" {
 		return false
 	}

@@ -595,20 +595,11 @@ func selectReceiving(stack []ast.Node, recv *ast.UnaryExpr, ch ast.Expr) *ast.Se
 // receivesFrom reports whether a select case's statement receives from
 // the variable v (viaC: from v.C).
 func receivesFrom(info *types.Info, comm ast.Stmt, v types.Object, viaC bool) bool {
-	var x ast.Expr
-	switch s := comm.(type) {
-	case *ast.ExprStmt:
-		x = s.X
-	case *ast.AssignStmt:
-		if len(s.Rhs) == 1 {
-			x = s.Rhs[0]
-		}
-	}
-	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
-	if !ok || u.Op != token.ARROW {
+	ch := astutil.Received(comm)
+	if ch == nil {
 		return false
 	}
-	operand := ast.Unparen(u.X)
+	operand := ch
 	if viaC {
 		sel, ok := operand.(*ast.SelectorExpr)
 		if !ok || sel.Sel.Name != "C" {

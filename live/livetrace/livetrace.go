@@ -29,7 +29,11 @@ func Diagnose(ctx context.Context, path string) ([]finding.Finding, error) {
 		return nil, err
 	}
 	defer f.Close()
-	res, err := exectrace.Analyze(ctx, f, exectrace.Options{CPUs: float64(runtime.NumCPU())})
+	t, err := exectrace.Read(ctx, path, f, exectrace.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("analysing %w", err) // "analysing PATH: ..."
+	}
+	res, err := exectrace.Analyze(t, exectrace.Options{CPUs: float64(runtime.NumCPU())})
 	if err != nil {
 		return nil, fmt.Errorf("analysing %s: %w", path, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,48 +15,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/live"
 	"github.com/schedoctor/schedoctor/live/prom"
 )
-
-func spike(n int, d time.Duration) {
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	jobs := make(chan struct{})
-	// A dispatcher hands jobs of about 200µs to n workers as fast as they
-	// take them: every worker is woken by the dispatcher and queues for a
-	// P behind the others, like requests on an overloaded service.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case jobs <- struct{}{}:
-			case <-done:
-				return
-			}
-		}
-	}()
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-jobs:
-				case <-done:
-					return
-				}
-				t := time.Now()
-				for time.Since(t) < 200*time.Microsecond {
-				}
-			}
-		}()
-	}
-	time.Sleep(d)
-	close(done)
-	wg.Wait()
-}
 
 func value(t *testing.T, body, series string) float64 {
 	t.Helper()
@@ -89,7 +50,7 @@ func TestScrapeShowsTrigger(t *testing.T) {
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
 	defer srv.Close()
 
-	spike(100*runtime.GOMAXPROCS(0), 700*time.Millisecond)
+	labtest.Spike(100*runtime.GOMAXPROCS(0), 700*time.Millisecond)
 	deadline := time.Now().Add(20 * time.Second)
 	for m.State().SnapshotsWritten == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)

@@ -56,7 +56,7 @@ func browser(t *testing.T) *Browser {
 
 func profileReport(t *testing.T, name string) report.Report {
 	t.Helper()
-	p, err := profile.ReadFile(filepath.Join(repo, "profile/testdata/lab", name))
+	p, err := profile.ReadFile(context.Background(), filepath.Join(repo, "profile/testdata/lab", name), profile.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +69,11 @@ func profileReport(t *testing.T, name string) report.Report {
 
 func traceResult(t *testing.T, path string) *exectrace.Result {
 	t.Helper()
-	f, err := os.Open(path)
+	tr, err := exectrace.ReadFile(context.Background(), path, exectrace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	res, err := exectrace.Analyze(context.Background(), f, exectrace.Options{})
+	res, err := exectrace.Analyze(tr, exectrace.Options{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
