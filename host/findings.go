@@ -82,25 +82,29 @@ func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
 	switch {
 	case l.Dormant:
 		f.Severity = finding.Info
-		f.Message = fmt.Sprintf("%d connections at most once connection tracking starts, because %s is %s: %s", l.Capacity, l.Name, l.Value, l.Why)
+		f.What = fmt.Sprintf("%d connections at most once connection tracking starts", l.Capacity)
+		f.Because = fmt.Sprintf("%s is %s: %s", l.Name, l.Value, l.Why)
 	case l.Approximate:
 		f.Severity = finding.Info
-		f.Message = fmt.Sprintf("%d connections with data buffered at once exhaust TCP memory because %s: %s", l.Capacity, l.Name, l.Why)
+		f.What = fmt.Sprintf("%d connections with data buffered at once exhaust TCP memory", l.Capacity)
+		f.Because = fmt.Sprintf("%s: %s", l.Name, l.Why)
 	case l.Name == "memory":
 		pc := s.PerConn
 		f.Evidence = append(f.Evidence,
 			finding.Evidence{Label: "memory available (" + s.Memory.AvailableFrom + ")", Value: float64(s.Memory.AvailableBytes), Unit: "bytes"},
 			finding.Evidence{Label: "process memory per connection (" + pc.Source + ")", Value: pc.ProcessBytes, Unit: "bytes"},
 			finding.Evidence{Label: "kernel memory per connection (" + pc.Source + ")", Value: pc.KernelBytes, Unit: "bytes"})
-		f.Message = fmt.Sprintf("%d connections fit in memory, %s, because %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Why)
+		f.What = fmt.Sprintf("%d connections fit in memory, %s", l.Capacity, rankWords(rank, biting, s.Conns))
+		f.Because = l.Why
 		if pc.Source == Assumed.Source {
 			// An assumed cost is a range, not a measurement: say so and
 			// leave the warning to a measured figure.
 			f.Severity = finding.Info
-			f.Message += "; measure this server's cost with -probe or -model"
+			f.AddHint(finding.HintCostProbe, "measure this server's cost per connection")
 		}
 	default:
-		f.Message = fmt.Sprintf("%d connections at most, %s, because %s is %s: %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Name, l.Value, l.Why)
+		f.What = fmt.Sprintf("%d connections at most, %s", l.Capacity, rankWords(rank, biting, s.Conns))
+		f.Because = fmt.Sprintf("%s is %s: %s", l.Name, l.Value, l.Why)
 		if l.Rule == "SD604" {
 			if c, ok := s.Value("net.netfilter.nf_conntrack_count"); ok {
 				f.Evidence = append(f.Evidence, finding.Evidence{Label: "nf_conntrack_count", Value: float64(c), Unit: "entries"})

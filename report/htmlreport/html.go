@@ -224,7 +224,7 @@ func counts(fs []finding.Finding) string {
 func clean(s string) string { return textsafe.String(s) }
 
 func findingView(f finding.Finding) findingData {
-	d := findingData{Rule: clean(f.Rule), Severity: f.Severity.String(), Message: clean(f.Message), Fix: clean(f.Fix)}
+	d := findingData{Rule: clean(f.Rule), Severity: f.Severity.String(), Message: clean(f.Text()), Fix: clean(f.Fix)}
 	if r, ok := finding.Lookup(f.Rule); ok {
 		d.Name, d.URL = r.Name, r.URL()
 	}
