@@ -182,14 +182,18 @@ func (k NoteKind) String() string {
 
 func (k NoteKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// UnmarshalText reads a kind's name. A kind this version does not know
+// (written by a newer schedoctor: a live monitor in the target) reads as
+// NoteQualifier, so that the note's text is still shown and the rest of
+// the document still read.
 func (k *NoteKind) UnmarshalText(b []byte) error {
+	*k = NoteQualifier
 	for i, n := range noteKindNames {
 		if string(b) == n {
 			*k = NoteKind(i)
-			return nil
 		}
 	}
-	return fmt.Errorf("unknown note kind %q", b)
+	return nil
 }
 
 // Hint names an input a front end can give to sharpen a finding. A library
@@ -228,14 +232,16 @@ func (h Hint) String() string {
 
 func (h Hint) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
+// UnmarshalText reads a hint's name; one this version does not know reads
+// as HintNone (the note keeps its words, no flag is added).
 func (h *Hint) UnmarshalText(b []byte) error {
+	*h = HintNone
 	for i, n := range hintNames {
 		if string(b) == n {
 			*h = Hint(i)
-			return nil
 		}
 	}
-	return fmt.Errorf("unknown hint %q", b)
+	return nil
 }
 
 // Note is one thing added beneath a finding's headline. Text is a clause,
