@@ -122,8 +122,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 	smc, ok := s.get("net.core.somaxconn")
 	if ok && smc.v[0] < backlogFloor && smc.v[0] < s.Conns {
 		f := finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(smc.file),
-			Message: fmt.Sprintf("%d connections at most wait to be accepted on each listener because net.core.somaxconn is %d (the default since Linux 5.4 is 4096): a reconnect burst of %d clients overflows it and the SYNs are retried after 1s, 3s, 7s",
-				smc.v[0], smc.v[0], s.Conns),
+			What: fmt.Sprintf("%d connections at most wait to be accepted on each listener", smc.v[0]),
+			Because: fmt.Sprintf("net.core.somaxconn is %d (the default since Linux 5.4 is 4096): a reconnect burst of %d clients overflows it and the SYNs are retried after 1s, 3s, 7s",
+				smc.v[0], s.Conns),
 			Evidence: []finding.Evidence{{Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
 			Fix:      fmt.Sprintf("# %s, then sysctl --system, then restart the server (Go reads somaxconn when it listens)\nnet.core.somaxconn = %d", sysctlConf, max(backlogFloor, min(headroom(s.Conns), 65535))),
 		}
@@ -142,8 +143,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 			}
 			if float64(l.Queue) >= queueFull*limit && l.Queue > 0 {
 				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
-					Message: fmt.Sprintf("%d connections wait to be accepted on %s because the server accepts slower than they arrive: the queue is at %.0f%% of its %.0f limit (%s)",
-						l.Queue, l.Addr, 100*float64(l.Queue)/limit, limit, limitName),
+					What: fmt.Sprintf("%d connections wait to be accepted on %s", l.Queue, l.Addr),
+					Because: fmt.Sprintf("the server accepts slower than they arrive: the queue is at %.0f%% of its %.0f limit (%s)",
+						100*float64(l.Queue)/limit, limit, limitName),
 					Evidence: []finding.Evidence{{Label: "accept queue " + l.Addr, Value: float64(l.Queue), Unit: "connections"}, {Label: limitName, Value: limit, Unit: "connections"}},
 					Fix:      "Accept in a loop that does nothing else (hand each connection to its own goroutine at once), and raise net.core.somaxconn for bursts.",
 				})
@@ -153,8 +155,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 			// listen(2) is called), or it asks for less than Go would.
 			if l.Backlog > 0 && int64(l.Backlog) < smc.v[0] && int64(l.Backlog) < backlogFloor && int64(l.Backlog) < s.Conns {
 				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
-					Message: fmt.Sprintf("%d connections at most wait to be accepted on %s because its listen backlog is %d, below net.core.somaxconn %d: the server listened before somaxconn was raised, or asks for a smaller backlog",
-						l.Backlog, l.Addr, l.Backlog, smc.v[0]),
+					What: fmt.Sprintf("%d connections at most wait to be accepted on %s", l.Backlog, l.Addr),
+					Because: fmt.Sprintf("its listen backlog is %d, below net.core.somaxconn %d: the server listened before somaxconn was raised, or asks for a smaller backlog",
+						l.Backlog, smc.v[0]),
 					Evidence: []finding.Evidence{{Label: "listen backlog " + l.Addr + " (sock_diag)", Value: float64(l.Backlog), Unit: "connections"}, {Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
 					Fix:      "Restart the server so that it listens with the current somaxconn (Go's net.Listen asks for somaxconn), or pass a larger backlog to listen(2) where the program sets its own.",
 				})
@@ -165,8 +168,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 	syn, oks := s.get("net.ipv4.tcp_max_syn_backlog")
 	if okc && oks && cookies == 0 && syn.v[0] < backlogFloor && syn.v[0] < s.Conns {
 		out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(syn.file),
-			Message: fmt.Sprintf("%d half-open connections at most because net.ipv4.tcp_max_syn_backlog is %d and tcp_syncookies is 0: without cookies the last quarter of the SYN queue takes only known peers and the rest are dropped",
-				syn.v[0], syn.v[0]),
+			What: fmt.Sprintf("%d half-open connections at most", syn.v[0]),
+			Because: fmt.Sprintf("net.ipv4.tcp_max_syn_backlog is %d and tcp_syncookies is 0: without cookies the last quarter of the SYN queue takes only known peers and the rest are dropped",
+				syn.v[0]),
 			Evidence: []finding.Evidence{{Label: "net.ipv4.tcp_max_syn_backlog", Value: float64(syn.v[0]), Unit: "connections"}, {Label: "net.ipv4.tcp_syncookies", Value: 0, Unit: ""}},
 			Fix:      fmt.Sprintf("# %s, then sysctl --system\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.tcp_max_syn_backlog = %d", sysctlConf, max(backlogFloor, min(headroom(s.Conns), 65535))),
 		})
@@ -192,8 +196,9 @@ func conntrackFull(s *Summary) []finding.Finding {
 		return nil
 	}
 	return []finding.Finding{{Rule: "SD604", Severity: finding.Warning, Locations: loc(sysctlFile("net.netfilter.nf_conntrack_count")),
-		Message: fmt.Sprintf("%.0f%% of the conntrack table is in use because %d connections are tracked of nf_conntrack_max %d: a spike fills it and new connections are dropped",
-			100*share, c, cm.v[0]),
+		What: fmt.Sprintf("%.0f%% of the conntrack table is in use", 100*share),
+		Because: fmt.Sprintf("%d connections are tracked of nf_conntrack_max %d: a spike fills it and new connections are dropped",
+			c, cm.v[0]),
 		Evidence: []finding.Evidence{{Label: "nf_conntrack_count", Value: float64(c), Unit: "entries"}, {Label: "nf_conntrack_max", Value: float64(cm.v[0]), Unit: "entries"}},
 		Fix:      fmt.Sprintf("# %s, then sysctl --system\nnet.netfilter.nf_conntrack_max = %d", sysctlConf, headroom(c*2)),
 	}}
@@ -235,8 +240,9 @@ func tcpMemPressure(s *Summary) []finding.Finding {
 		return nil
 	}
 	return []finding.Finding{{Rule: "SD607", Severity: finding.Warning, Locations: loc("/proc/net/sockstat"),
-		Message: fmt.Sprintf("%d pages of TCP buffers in use because the %d TCP sockets hold data, at or above tcp_mem's pressure mark %d (hard limit %d): the kernel shrinks every socket's buffers",
-			used, s.Sockstat.TCPInUse+s.Sockstat.TCP6InUse, tm.v[1], tm.v[2]),
+		What: fmt.Sprintf("%d pages of TCP buffers in use", used),
+		Because: fmt.Sprintf("the %d TCP sockets hold data, at or above tcp_mem's pressure mark %d (hard limit %d): the kernel shrinks every socket's buffers",
+			s.Sockstat.TCPInUse+s.Sockstat.TCP6InUse, tm.v[1], tm.v[2]),
 		Evidence: []finding.Evidence{{Label: "TCP mem (sockstat)", Value: float64(used), Unit: "pages"}, {Label: "tcp_mem pressure", Value: float64(tm.v[1]), Unit: "pages"}, {Label: "tcp_mem max", Value: float64(tm.v[2]), Unit: "pages"}},
 		Fix:      fmt.Sprintf("# %s: raise tcp_mem (pages), and read sockets promptly\nnet.ipv4.tcp_mem = %d %d %d", sysctlConf, tm.v[0]*2, tm.v[1]*2, tm.v[2]*2),
 	}}
