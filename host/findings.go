@@ -269,13 +269,14 @@ func leakFindings(s *Summary) []finding.Finding {
 		pile = w.StuckCloseWait >= closeWaitStuck
 	}
 	if pile && (len(p.CloseWait) > 0 || len(p.CloseWaitPeers) > 0) {
-		var msg string
+		f := finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc(p.Files)}
 		var ev []finding.Evidence
 		fix := "Close every connection on every path: after a read returns io.EOF or an error, call conn.Close (defer it where the connection is accepted)."
 		if len(p.CloseWait) > 0 && (len(p.CloseWaitPeers) == 0 || p.CloseWait[0].Count >= p.CloseWaitPeers[0].Count) {
 			// A server's: the accepted connections share the listener's port.
 			top := p.CloseWait[0]
-			msg = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d on local port %d, because the peer closed and the program never called Close", total, who, top.Count, top.Port)
+			f.What = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d on local port %d", total, who, top.Count, top.Port)
+			f.Because = "the peer closed and the program never called Close"
 			ev = []finding.Evidence{
 				{Label: "sockets in CLOSE_WAIT", Value: float64(total), Unit: "sockets"},
 				{Label: fmt.Sprintf("in CLOSE_WAIT on local port %d", top.Port), Value: float64(top.Count), Unit: "sockets"},
@@ -283,7 +284,8 @@ func leakFindings(s *Summary) []finding.Finding {
 		} else {
 			// A client's: ephemeral local ports, few peers.
 			peer := p.CloseWaitPeers[0]
-			msg = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d dialled to %s, because the server closed and the program never called Close", total, who, peer.Count, peer.Peer)
+			f.What = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d dialled to %s", total, who, peer.Count, peer.Peer)
+			f.Because = "the server closed and the program never called Close"
 			ev = []finding.Evidence{
 				{Label: "sockets in CLOSE_WAIT", Value: float64(total), Unit: "sockets"},
 				{Label: "in CLOSE_WAIT dialled to " + peer.Peer, Value: float64(peer.Count), Unit: "sockets"},
@@ -291,10 +293,11 @@ func leakFindings(s *Summary) []finding.Finding {
 			fix = "Close what you dial on every path: defer resp.Body.Close() (and drain it) for HTTP responses, conn.Close() after io.EOF for raw connections."
 		}
 		if w != nil {
-			msg += fmt.Sprintf(" (%d stayed in CLOSE_WAIT for the whole %gs watch)", w.StuckCloseWait, w.Seconds)
+			f.Note(finding.NoteCorroboration, fmt.Sprintf("%d stayed in CLOSE_WAIT for the whole %gs watch", w.StuckCloseWait, w.Seconds))
 			ev = append(ev, finding.Evidence{Label: fmt.Sprintf("CLOSE_WAIT sockets unchanged over %gs", w.Seconds), Value: float64(w.StuckCloseWait), Unit: "sockets"})
 		}
-		out = append(out, finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc(p.Files), Message: msg, Evidence: ev, Fix: fix})
+		f.Evidence, f.Fix = ev, fix
+		out = append(out, f)
 	}
 	if w != nil && len(w.FDs) >= 2 {
 		first, last := w.FDs[0], w.FDs[len(w.FDs)-1]
@@ -309,7 +312,10 @@ func leakFindings(s *Summary) []finding.Finding {
 		steady := float64(rising) >= 0.75*float64(len(w.FDs)-1)
 		if growth >= fdGrowthMin && float64(growth) >= fdGrowthShare*float64(first) && last == peak && steady {
 			rate := float64(growth) / w.Seconds
-			msg := fmt.Sprintf("%d descriptors opened and not closed in %gs by %s (%d to %d, %.1f/s) because connections or files are leaking", growth, w.Seconds, who, first, last, rate)
+			f := finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc("/proc/" + strconv.Itoa(s.Target.PID) + "/fd"),
+				What:    fmt.Sprintf("%d descriptors opened and not closed in %gs by %s (%d to %d, %.1f/s)", growth, w.Seconds, who, first, last, rate),
+				Because: "connections or files are leaking",
+				Fix:     "Find what holds them (ls -l /proc/PID/fd, a goroutine dump: schedoctor goroutines) and close them on every path; for HTTP clients, defer resp.Body.Close()."}
 			ev := []finding.Evidence{
 				{Label: "descriptors at start", Value: float64(first), Unit: "fds"},
 				{Label: "descriptors at end", Value: float64(last), Unit: "fds"},
@@ -317,11 +323,11 @@ func leakFindings(s *Summary) []finding.Finding {
 			}
 			if nf := s.Nofile; nf != nil && rate > 0 && nf.Hard > int64(last) {
 				left := float64(nf.Hard-int64(last)) / rate
-				msg += fmt.Sprintf("; at this rate RLIMIT_NOFILE (%d) is reached in %s", nf.Hard, durationWords(left))
+				f.Note(finding.NoteQualifier, fmt.Sprintf("at this rate RLIMIT_NOFILE (%d) is reached in %s", nf.Hard, durationWords(left)))
 				ev = append(ev, finding.Evidence{Label: "time to RLIMIT_NOFILE", Value: left, Unit: "s"})
 			}
-			out = append(out, finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc("/proc/" + strconv.Itoa(s.Target.PID) + "/fd"), Message: msg, Evidence: ev,
-				Fix: "Find what holds them (ls -l /proc/PID/fd, a goroutine dump: schedoctor goroutines) and close them on every path; for HTTP clients, defer resp.Body.Close()."})
+			f.Evidence = ev
+			out = append(out, f)
 		}
 	}
 	return out
