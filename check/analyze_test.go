@@ -102,8 +102,8 @@ func TestLeakEndpointFullDump(t *testing.T) {
 		if leak == nil {
 			t.Fatalf("no SD701: %+v", res.Findings)
 		}
-		if got := strings.Contains(leak.Message, "the GC proved"); got != tc.proof {
-			t.Errorf("SD701 %q: the GC's proof present=%v, want %v", leak.Message, got, tc.proof)
+		if got := strings.Contains(leak.Text(), "the GC proved"); got != tc.proof {
+			t.Errorf("SD701 %q: the GC's proof present=%v, want %v", leak.Text(), got, tc.proof)
 		}
 	}
 }

@@ -102,9 +102,9 @@ func TestLiveLabService(t *testing.T) {
 	}
 	named := 0
 	for _, f := range res.Findings {
-		if strings.Contains(f.Message, "snapshot "+lv.Snapshot) {
+		if strings.Contains(f.Text(), "snapshot "+lv.Snapshot) {
 			named++
-			t.Logf("%s %s: %.200s", f.Rule, f.Sources, f.Message)
+			t.Logf("%s %s: %.200s", f.Rule, f.Sources, f.Text())
 		}
 	}
 	if lv.SnapshotFindings > 0 && named == 0 {
@@ -114,7 +114,7 @@ func TestLiveLabService(t *testing.T) {
 	// SD301) unless the host withheld the CPU from the whole burst.
 	backlog := false
 	for _, f := range res.Findings {
-		if (f.Rule == "SD302" || f.Rule == "SD301" || f.Rule == "SD702") && strings.Contains(f.Message, lv.Snapshot) {
+		if (f.Rule == "SD302" || f.Rule == "SD301" || f.Rule == "SD702") && strings.Contains(f.Text(), lv.Snapshot) {
 			backlog = true
 		}
 	}

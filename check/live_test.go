@@ -187,14 +187,21 @@ func TestLiveSnapshotDiagnosedAndSaved(t *testing.T) {
 					t.Errorf("SD701 not joined: sources %v, locations %v", f.Sources, f.Locations)
 				}
 			}
-			if strings.HasSuffix(f.Message, "(snapshot "+name+")") {
+			// A snapshot finding carries the snapshot's link; one folded
+			// into the cause it shares carries it in the fold's note.
+			if slices.ContainsFunc(f.Notes, func(n finding.Note) bool {
+				return n.Kind == finding.NoteLink && n.Text == "snapshot "+name ||
+					n.Kind == finding.NoteCorroboration && strings.HasSuffix(n.Text, "; snapshot "+name)
+			}) {
 				snapFs++
 				if !slices.Contains(f.Sources, "live") {
 					t.Errorf("snapshot finding without the live source: %v", f.Sources)
 				}
 			}
-			if f.Rule == "SD702" && !strings.Contains(f.Message, "snapshot "+name) {
-				t.Errorf("SD702 does not name the snapshot of its span: %s", f.Message)
+			if f.Rule == "SD702" && !slices.ContainsFunc(f.Notes, func(n finding.Note) bool {
+				return n.Kind == finding.NoteLink && strings.Contains(n.Text, "snapshot "+name)
+			}) {
+				t.Errorf("SD702 does not name the snapshot of its span: %s", f.Text())
 			}
 		}
 		if leaks != 1 {
@@ -341,13 +348,13 @@ func TestLiveClaimsBounded(t *testing.T) {
 		}
 		if f.Rule == "SD703" {
 			r, _ := finding.Lookup("SD703")
-			if !strings.HasPrefix(f.Message, diagnose.LiveClaim) || strings.Contains(f.Fix, "curl") || f.Fix != r.Fix ||
+			if !strings.HasPrefix(f.Text(), diagnose.LiveClaim) || strings.Contains(f.Fix, "curl") || f.Fix != r.Fix ||
 				!slices.Equal(f.Sources, []string{"live"}) {
 				t.Errorf("the target's claim shown as ours: %+v", f)
 			}
 		}
-		if f.Rule == "SD308" && !strings.HasPrefix(f.Message, diagnose.LiveClaim) {
-			t.Errorf("claim without its mark: %q", f.Message)
+		if f.Rule == "SD308" && !strings.HasPrefix(f.Text(), diagnose.LiveClaim) {
+			t.Errorf("claim without its mark: %q", f.Text())
 		}
 	}
 }

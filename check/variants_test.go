@@ -82,10 +82,10 @@ func TestCheckVariants(t *testing.T) {
 					at = append(at, f)
 				}
 				if v.rules == nil && f.Severity >= finding.Warning {
-					problems = append(problems, fmt.Sprintf("negative: %s %s: %s", f.Rule, f.Severity, f.Message))
+					problems = append(problems, fmt.Sprintf("negative: %s %s: %s", f.Rule, f.Severity, f.Text()))
 				}
 				if v.rules != nil && (f.Rule == "SD302" || f.Rule == "SD303") && f.Severity >= finding.Warning {
-					problems = append(problems, fmt.Sprintf("a symptom leads: %s %s: %s (fix: %s)", f.Rule, f.Severity, f.Message, f.Fix))
+					problems = append(problems, fmt.Sprintf("a symptom leads: %s %s: %s (fix: %s)", f.Rule, f.Severity, f.Text(), f.Fix))
 				}
 			}
 			if v.rules != nil {
@@ -99,13 +99,13 @@ func TestCheckVariants(t *testing.T) {
 				}
 			}
 			for _, f := range at {
-				t.Logf("at the loop: %s %s %v: %s", f.Rule, f.Severity, f.Sources, f.Message)
+				t.Logf("at the loop: %s %s %v: %s", f.Rule, f.Severity, f.Sources, f.Text())
 			}
 			if len(problems) == 0 {
 				return
 			}
 			for _, f := range fs {
-				t.Logf("%s %s %v %v: %s", f.Rule, f.Severity, f.Sources, f.Locations, f.Message)
+				t.Logf("%s %s %v %v: %s", f.Rule, f.Severity, f.Sources, f.Locations, f.Text())
 			}
 			for _, p := range problems {
 				t.Log(p)

@@ -212,14 +212,15 @@ func (c *cause) join() finding.Finding {
 	if len(c.parts) == 1 {
 		return f // one source's finding as that source made it
 	}
-	j := finding.Finding{Rule: f.Rule, Severity: f.Severity, Fix: f.Fix, Sources: srcs}
+	j := finding.Finding{Rule: f.Rule, Severity: f.Severity, What: f.What, Because: f.Because, Message: f.Message,
+		Notes: slices.Clone(f.Notes), Fix: f.Fix, Sources: srcs}
 	var rules []string
 	for _, p := range c.parts {
 		if !slices.Contains(rules, p.f.Rule) {
 			rules = append(rules, p.f.Rule)
 		}
 	}
-	j.Message = fmt.Sprintf("%s [%d sources agree: %s; rules %s]", f.Message, len(srcs), strings.Join(srcs, ", "), strings.Join(rules, ", "))
+	j.Note(finding.NoteCorroboration, fmt.Sprintf("%d sources agree: %s (rules %s)", len(srcs), strings.Join(srcs, ", "), strings.Join(rules, ", ")))
 	j.Locations = slices.Clone(f.Locations)
 	for i, p := range c.parts {
 		if i == best {
@@ -292,7 +293,7 @@ func link(fs []finding.Finding) int {
 			if first == nil || s.Severity > first.Severity {
 				first = &fs[ci]
 			}
-			if strings.Contains(f.Message, at) {
+			if strings.Contains(f.Text(), at) {
 				continue // the source (the trace) linked it already
 			}
 			what := fmt.Sprintf("the %s loop at %s", s.Rule, at)
@@ -302,7 +303,7 @@ func link(fs []finding.Finding) int {
 			if cores, ok := coresOf(s); ok {
 				what += fmt.Sprintf(" (%.2f cores)", cores)
 			}
-			f.Message += "; caused at least in part by " + what + ": fix it first"
+			f.Note(finding.NoteCause, "caused at least in part by "+what+": fix it first")
 			f.Evidence = append(f.Evidence, finding.Evidence{Label: "linked cause: " + s.Rule + " at " + at, Value: float64(loc.Line), Unit: "line"})
 			f.Locations = append(f.Locations, loc)
 			f.Sources = mergeSources(f.Sources, "trace", s.Sources)
@@ -382,6 +383,6 @@ func confirm(f finding.Finding, source string, src SourceReader) finding.Finding
 	g.Evidence = append(slices.Clone(f.Evidence), finding.Evidence{
 		Label: "source: " + string(loop.Kind) + " loop (" + loop.Detail + ")", Value: float64(loop.SpinLine), Unit: "line"})
 	g.Sources = mergeSources(f.Sources, source, []string{"lint"})
-	g.Message = f.Message + "; the source confirms: " + loop.Detail
+	g.Note(finding.NoteCorroboration, "the source confirms: "+loop.Detail)
 	return g
 }

@@ -34,8 +34,8 @@ func TestCheckJoinsOneCause(t *testing.T) {
 	if !slices.Equal(f.Sources, []string{"lint", "profile", "trace"}) {
 		t.Errorf("sources %v", f.Sources)
 	}
-	if !strings.Contains(f.Message, "3 sources agree") {
-		t.Errorf("message %q", f.Message)
+	if !strings.Contains(f.Text(), "3 sources agree") {
+		t.Errorf("message %q", f.Text())
 	}
 	if len(f.Evidence) != 3 || !strings.HasPrefix(f.Evidence[0].Label, "profile SD204: ") {
 		t.Errorf("evidence %+v; want each source's, labelled, the chosen one's first", f.Evidence)
@@ -78,8 +78,8 @@ func TestCheckLinksLatencyToSpin(t *testing.T) {
 		t.Fatalf("%d findings, %d linked", len(out), sum.Linked)
 	}
 	for _, f := range out {
-		if f.Rule == "SD302" && (!strings.Contains(f.Message, "main.go:97") || !strings.Contains(f.Message, "1.00 cores")) {
-			t.Errorf("latency message %q does not name the spin and its cores", f.Message)
+		if f.Rule == "SD302" && (!strings.Contains(f.Text(), "main.go:97") || !strings.Contains(f.Text(), "1.00 cores")) {
+			t.Errorf("latency message %q does not name the spin and its cores", f.Text())
 		}
 	}
 	// An info spin explains nothing.
@@ -123,13 +123,13 @@ func TestCheckLockConvoyLeadsTheBacklog(t *testing.T) {
 			f := out[i]
 			if !c.link {
 				if sum.Linked != 0 || f.Fix != cpuFix {
-					t.Errorf("an info cause was linked: %q / %q", f.Message, f.Fix)
+					t.Errorf("an info cause was linked: %q / %q", f.Text(), f.Fix)
 				}
 				return
 			}
 			at := fmt.Sprintf("%s:%d", filepath.Base(c.cause.Locations[0].File), c.cause.Locations[0].Line)
-			if sum.Linked != 1 || !strings.Contains(f.Message, at) {
-				t.Errorf("SD302 %q does not name %s", f.Message, at)
+			if sum.Linked != 1 || !strings.Contains(f.Text(), at) {
+				t.Errorf("SD302 %q does not name %s", f.Text(), at)
 			}
 			if strings.Contains(strings.ToLower(f.Fix), "add cpu") || !strings.Contains(f.Fix, "shorten the critical section") {
 				t.Errorf("SD302 fix %q: want the cause's fix, no CPU advice", f.Fix)
@@ -164,8 +164,8 @@ func TestCheckPreemptionOfASpinIsNotOversubscription(t *testing.T) {
 			i := slices.IndexFunc(out, func(f finding.Finding) bool { return f.Rule == "SD208" })
 			f := out[i]
 			gomax := strings.Contains(f.Fix, "set GOMAXPROCS to the CPUs")
-			if c.linked && (gomax || !strings.Contains(f.Message, "consumer.go:30")) {
-				t.Errorf("SD208 beside a spin: %q / %q", f.Message, f.Fix)
+			if c.linked && (gomax || !strings.Contains(f.Text(), "consumer.go:30")) {
+				t.Errorf("SD208 beside a spin: %q / %q", f.Text(), f.Fix)
 			}
 			if !c.linked && !gomax {
 				t.Errorf("SD208 lost its fix: %q", f.Fix)

@@ -105,7 +105,7 @@ func TestLabJoin(t *testing.T) {
 			}
 			for _, f := range out.Findings {
 				if f.Rule == "SD205" && f.Severity >= finding.Warning {
-					t.Errorf("the spin's own lock reported as contention: %s", f.Message)
+					t.Errorf("the spin's own lock reported as contention: %s", f.Text())
 				}
 			}
 			m = labtest.StartMeter() // the twin's own window
@@ -115,8 +115,8 @@ func TestLabJoin(t *testing.T) {
 			}
 			for _, f := range fixed.Findings {
 				if f.Severity >= finding.Warning {
-					m.SkipIfBusy(t, "fixed twin warned: %s %s", f.Rule, f.Message)
-					t.Errorf("fixed twin warned: %s %s\n%s", f.Rule, f.Message, text(fixed))
+					m.SkipIfBusy(t, "fixed twin warned: %s %s", f.Rule, f.Text())
+					t.Errorf("fixed twin warned: %s %s\n%s", f.Rule, f.Text(), text(fixed))
 				}
 			}
 		})
@@ -164,7 +164,7 @@ func text(out *ProfileResult) string {
 	var b strings.Builder
 	out.Summary.WriteText(&b)
 	for _, f := range out.Findings {
-		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Message + "\n")
+		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Text() + "\n")
 	}
 	return b.String()
 }

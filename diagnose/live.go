@@ -63,10 +63,13 @@ type LiveSummary struct {
 // no more than MaxLiveFindings either.
 const (
 	MaxLiveFindings = 100
-	maxClaimRunes   = 300 // of a claim's message
-	maxClaimLabel   = 120 // of an evidence label
-	maxClaimItems   = 16  // evidence per claim
-	maxClaimLocs    = 8   // locations per claim
+	maxClaimRunes   = 300 // of a claim's because
+	// of a claim's headline: with LiveClaim before it, within
+	// finding.MaxHeadline
+	maxClaimHeadRunes = finding.MaxHeadline - len(LiveClaim) - 1
+	maxClaimLabel     = 120 // of an evidence label
+	maxClaimItems     = 16  // evidence per claim
+	maxClaimLocs      = 8   // locations per claim
 )
 
 // LiveClaim starts the message of a finding the target's live monitor
@@ -105,7 +108,7 @@ func joinLive(fs []finding.Finding, own []string, l *LiveInput) ([]finding.Findi
 		sfs := slices.Clone(s.Findings)
 		sum.Snapshot, sum.SnapshotFindings = s.Name, len(sfs)
 		for i := range sfs {
-			sfs[i].Message += " (snapshot " + s.Name + ")"
+			sfs[i].Note(finding.NoteLink, "snapshot "+s.Name)
 			sfs[i].Sources = []string{"live"}
 		}
 		in = nameSnapshot(in, sfs, l)
@@ -124,7 +127,7 @@ func joinLive(fs []finding.Finding, own []string, l *LiveInput) ([]finding.Findi
 			continue
 		}
 		if claimed(f) {
-			f.Message = LiveClaim + f.Message
+			f.What = LiveClaim + f.What
 		}
 		fs = append(fs, f)
 		idx.add(len(fs)-1, f)
@@ -144,7 +147,16 @@ func claim(f finding.Finding) (finding.Finding, bool) {
 	if !ok {
 		return f, false
 	}
-	g := finding.Finding{Rule: r.ID, Severity: f.Severity, Message: cutRunes(f.Message, maxClaimRunes), Fix: r.Fix, Sources: []string{"live"}}
+	g := finding.Finding{Rule: r.ID, Severity: f.Severity, What: cutRunes(f.Headline(), maxClaimHeadRunes),
+		Because: cutRunes(f.Because, maxClaimRunes), Fix: r.Fix, Sources: []string{"live"}}
+	// The target's notes, bounded; a hint of the target's asks for no
+	// input of ours.
+	for _, n := range f.Notes[:min(len(f.Notes), maxClaimItems)] {
+		if n.Kind == finding.NoteHint {
+			n.Kind, n.Hint = finding.NoteLink, finding.HintNone
+		}
+		g.Note(n.Kind, cutRunes(n.Text, maxClaimLabel))
+	}
 	if g.Severity < finding.Info || g.Severity > finding.Critical {
 		g.Severity = r.Severity
 	}
@@ -185,7 +197,7 @@ func nameSnapshot(in, sfs []finding.Finding, l *LiveInput) []finding.Finding {
 		if f.Rule != "SD702" || len(f.Locations) > 0 {
 			continue
 		}
-		f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", name, len(sfs))
+		f.Note(finding.NoteLink, fmt.Sprintf("trace of it: snapshot %s (%d findings)", name, len(sfs)))
 		for _, r := range []string{"SD302", "SD301", "SD308"} {
 			k := slices.IndexFunc(sfs, func(t finding.Finding) bool { return t.Rule == r && len(t.Locations) > 0 })
 			if k < 0 {
@@ -288,7 +300,7 @@ func fold(f finding.Finding, own string, l finding.Finding) finding.Finding {
 	g := f
 	g.Sources = srcs
 	g.Severity = max(f.Severity, l.Severity)
-	g.Message = f.Message + "; the target's live monitor reports " + l.Rule + ": " + l.Message
+	g.Note(finding.NoteCorroboration, "the target's live monitor reports "+l.Rule+": "+l.Text())
 	g.Locations = slices.Clone(f.Locations)
 	for _, loc := range l.Locations {
 		if !SameLine(loc, g.Locations) && len(g.Locations) < 8 {

@@ -58,7 +58,7 @@ func TestFold(t *testing.T) {
 	g := fold(f, "goroutines", l)
 	if g.Severity != finding.Critical || !slices.Equal(g.Sources, []string{"goroutines", "live"}) ||
 		len(g.Evidence) != 2 || g.Evidence[1].Label != "live SD701: rise" ||
-		!strings.Contains(g.Message, "120 goroutines leaked; the target's live monitor reports SD701: waiting rose by 400") {
+		!strings.Contains(g.Text(), "120 goroutines leaked; the target's live monitor reports SD701: waiting rose by 400") {
 		t.Errorf("fold = %+v", g)
 	}
 	if len(f.Evidence) != 1 {
@@ -117,10 +117,10 @@ func TestLiveJoinBounded(t *testing.T) {
 	}
 	for _, f := range out {
 		r := finding.MustLookup(f.Rule)
-		if !strings.HasPrefix(f.Message, LiveClaim) || f.Fix != r.Fix || !slices.Equal(f.Sources, []string{"live"}) {
+		if !strings.HasPrefix(f.Text(), LiveClaim) || f.Fix != r.Fix || !slices.Equal(f.Sources, []string{"live"}) {
 			t.Errorf("the target's claim shown as ours: %+v", f)
 		}
-		if n := len([]rune(f.Message)); n > len([]rune(LiveClaim))+maxClaimRunes+1 {
+		if n := len([]rune(f.Text())); n > len([]rune(LiveClaim))+maxClaimRunes+1 {
 			t.Errorf("%s: message of %d runes", f.Rule, n)
 		}
 		for _, e := range f.Evidence {
@@ -170,14 +170,15 @@ func TestSnapshotNamedOnlyInItsSpan(t *testing.T) {
 		for _, f := range out {
 			switch f.Rule {
 			case "SD702":
-				named := strings.Contains(f.Message, "trace of it: snapshot s.trace (1 findings)") && len(f.Locations) == 1 &&
+				named := slices.Contains(f.Notes, finding.Note{Kind: finding.NoteLink, Text: "trace of it: snapshot s.trace (1 findings)"}) && len(f.Locations) == 1 &&
 					f.Locations[0].Line == 17 && slices.Equal(f.Sources, []string{"live", "trace"})
 				if named != tc.named {
 					t.Errorf("%s: SD702 named %v, want %v: %+v", tc.name, named, tc.named, f)
 				}
 			case "SD302":
-				if f.Message != "SD302 message (snapshot s.trace)" || !slices.Equal(f.Sources, []string{"live"}) {
-					t.Errorf("%s: snapshot finding %q, sources %v", tc.name, f.Message, f.Sources)
+				if f.Headline() != "SD302 message" || !slices.Equal(f.Notes, []finding.Note{{Kind: finding.NoteLink, Text: "snapshot s.trace"}}) ||
+					!slices.Equal(f.Sources, []string{"live"}) {
+					t.Errorf("%s: snapshot finding %q, sources %v", tc.name, f.Text(), f.Sources)
 				}
 			}
 		}

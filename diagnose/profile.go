@@ -493,16 +493,12 @@ func inSpin(f finding.Finding, loops []LoopVerdict) bool {
 func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
 	r, _ := finding.Lookup("SD204")
 	what, fix := spinWords(v.Kind)
-	msg := fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s in the loop at %s:%d-%d (the source shows: %s)",
-		v.Share, v.Cores, what, filepath.Base(v.File), v.Start, v.End, v.Detail)
-	if v.CutShare > 0 {
-		msg += fmt.Sprintf("; %.0f%% of it is Gosched's own cost, cut from the stacks by mcall", v.CutShare)
-	}
-	msg += fmt.Sprintf(", with parking at %.0f%% of CPU", sum.ParkShare)
 	f := finding.Finding{
-		Rule:      "SD204",
-		Severity:  r.Severity,
-		Message:   msg,
+		Rule:     "SD204",
+		Severity: r.Severity,
+		What: fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s in the loop at %s:%d-%d",
+			v.Share, v.Cores, what, filepath.Base(v.File), v.Start, v.End),
+		Because:   fmt.Sprintf("the source shows: %s; parking takes %.0f%% of CPU", v.Detail, sum.ParkShare),
 		Locations: spinLocs(v),
 		Evidence: []finding.Evidence{
 			{Label: "share of the profile's CPU time in the loop", Value: round(v.Share), Unit: "%"},
@@ -516,19 +512,22 @@ func spinFinding(v LoopVerdict, sum *profile.Summary) finding.Finding {
 		Fix:     fix,
 		Sources: []string{string(finding.SourceProfile), string(finding.SourceLint)},
 	}
+	if v.CutShare > 0 {
+		f.Note(finding.NoteLink, fmt.Sprintf("%.0f%% of it is Gosched's own cost, cut from the stacks by mcall", v.CutShare))
+	}
 	park := profile.DefaultThresholds.MaxParkRatio
 	f.Severity = finding.SpinSeverity(v.Share, v.Cores)
 	switch {
 	case v.Cores < finding.SpinWarningCores:
-		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", v.Cores)
+		f.Note(finding.NoteQualifier, fmt.Sprintf("only %.3f cores, cheap at this load", v.Cores))
 	case sum.ParkShare > park*v.Share:
 		// The program parks as much as this loop spins: the spin is
 		// bounded by contention (a spin lock under load) rather than a
 		// wait that never blocks. The corpus's ants pool: its Gosched
 		// spin lock at 23% of the CPU, parking 22%.
 		f.Severity = finding.Info
-		f.Message += fmt.Sprintf("; the program parks as much (%.0f%% of CPU), so this spin is bounded by contention "+
-			"rather than a wait that never blocks", sum.ParkShare)
+		f.Note(finding.NoteQualifier, fmt.Sprintf("the program parks as much (%.0f%% of CPU), so this spin is bounded by contention "+
+			"rather than a wait that never blocks", sum.ParkShare))
 	}
 	return f
 }

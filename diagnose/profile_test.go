@@ -142,8 +142,8 @@ func TestProfileSelectSpinConfirmed(t *testing.T) {
 	}
 	// The loop's share: the select line and the work line inside the loop
 	// (0.6+1.1+0.2 of 2.0s CPU), not the job outside it.
-	if !strings.HasPrefix(f.Message, "95% of CPU (0.95 cores)") || !strings.Contains(f.Message, "cases on done, ctx.Done()") {
-		t.Errorf("message %q: want the loop's 95%% and the source detail", f.Message)
+	if !strings.HasPrefix(f.Text(), "95% of CPU (0.95 cores)") || !strings.Contains(f.Text(), "cases on done, ctx.Done()") {
+		t.Errorf("message %q: want the loop's 95%% and the source detail", f.Text())
 	}
 	if strings.Join(f.Sources, ",") != "profile,lint" {
 		t.Errorf("sources %v", f.Sources)
@@ -211,8 +211,8 @@ func TestProfileYieldSpinFromTheWorkBetweenYields(t *testing.T) {
 		t.Errorf("locations %v, want Gosched's line 166 then the loop's 144", f.Locations)
 	}
 	// 6.0s cut yield + 0.2s Poll of 8.0s CPU.
-	if !strings.HasPrefix(f.Message, "78% of CPU") {
-		t.Errorf("message %q, want the loop's 78%% (its frames and the cut yields)", f.Message)
+	if !strings.HasPrefix(f.Text(), "78% of CPU") {
+		t.Errorf("message %q, want the loop's 78%% (its frames and the cut yields)", f.Text())
 	}
 	for _, l := range out.Summary.Loops {
 		if l.Kind == inspect.RetryCAS && l.Spin {
@@ -237,11 +237,11 @@ func TestProfileWithoutSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			sd := only(out.Findings, "SD204")
-			if len(sd) != 1 || sd[0].Severity != finding.Info || !strings.Contains(sd[0].Message, "pass -src DIR") {
+			if len(sd) != 1 || sd[0].Severity != finding.Info || !slices.Equal(sd[0].Hints(), []finding.Hint{finding.HintSourceDir}) {
 				t.Errorf("SD204 %+v, want the profile's own info finding with the -src hint", sd)
 			}
 			for _, f := range out.Findings {
-				if strings.Contains(f.Message, "CPU shortage") || strings.Contains(f.Fix, "add CPU") {
+				if strings.Contains(f.Text(), "CPU shortage") || strings.Contains(f.Fix, "add CPU") {
 					t.Errorf("a spin called CPU shortage: %+v", f)
 				}
 			}
@@ -282,8 +282,8 @@ func TestProfileSelectAloneWarnsByCost(t *testing.T) {
 			if len(sd) != 1 || sd[0].Severity < finding.Warning {
 				t.Fatalf("SD204 %+v, want one warning by cost", sd)
 			}
-			if !strings.HasPrefix(sd[0].Message, "89% of CPU (0.85 cores) goes to selectgo") {
-				t.Errorf("message %q", sd[0].Message)
+			if !strings.HasPrefix(sd[0].Text(), "89% of CPU (0.85 cores) goes to selectgo") {
+				t.Errorf("message %q", sd[0].Text())
 			}
 			if c.label != "" && !slices.ContainsFunc(sd[0].Evidence, func(e finding.Evidence) bool { return strings.HasPrefix(e.Label, c.label) }) {
 				t.Errorf("evidence %+v lacks %q", sd[0].Evidence, c.label)
@@ -348,7 +348,7 @@ func TestProfileSpinLockUnderContentionIsInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	sd := only(out.Findings, "SD204")
-	if len(sd) != 1 || sd[0].Severity != finding.Info || !strings.Contains(sd[0].Message, "bounded by contention") {
+	if len(sd) != 1 || sd[0].Severity != finding.Info || !strings.Contains(sd[0].Text(), "bounded by contention") {
 		t.Fatalf("SD204 %+v, want one info finding bounded by contention", sd)
 	}
 	if sd[0].Locations[0].Line != 22 {
@@ -395,8 +395,8 @@ func TestProfileCalleeTimeCountsToCallersSpin(t *testing.T) {
 	// minGate's 2.5s (claimed by put's loop one frame up) and the 3.0s of
 	// cut yields, of 8s: 69%. Without the stack walk minGate's time stays
 	// in its compute loop and put's loop is never read.
-	if !strings.HasPrefix(f.Message, "69% of CPU") {
-		t.Errorf("message %q, want the loop's 69%% (minGate's time and the cut yields)", f.Message)
+	if !strings.HasPrefix(f.Text(), "69% of CPU") {
+		t.Errorf("message %q, want the loop's 69%% (minGate's time and the cut yields)", f.Text())
 	}
 	if f.Severity < finding.Warning {
 		t.Errorf("severity %s, want warning or above at %.2f cores", f.Severity, out.Summary.Cores)
@@ -477,9 +477,9 @@ func TestProfileSleepOfUnknownLengthHotIsAPoll(t *testing.T) {
 	if f.Locations[0].Line != 41 || f.Severity < finding.Warning {
 		t.Errorf("SD204 at %v (%s), want the sleep at line 41 at warning or above", f.Locations, f.Severity)
 	}
-	if !strings.HasPrefix(f.Message, "75% of CPU") || !strings.Contains(f.Message, "non-constant duration") ||
-		!strings.Contains(f.Message, "zero or too short to park") {
-		t.Errorf("message %q, want the loop's 75%%, the source's doubt and the profile's answer", f.Message)
+	if !strings.HasPrefix(f.Text(), "75% of CPU") || !strings.Contains(f.Text(), "non-constant duration") ||
+		!strings.Contains(f.Text(), "zero or too short to park") {
+		t.Errorf("message %q, want the loop's 75%%, the source's doubt and the profile's answer", f.Text())
 	}
 }
 
@@ -537,7 +537,7 @@ func TestProfileYieldLoopNamedByOneSample(t *testing.T) {
 			}
 			continue
 		}
-		if len(backed) != 1 || backed[0].Locations[0].Line != 30 || !strings.HasPrefix(backed[0].Message, "95% of CPU") {
+		if len(backed) != 1 || backed[0].Locations[0].Line != 30 || !strings.HasPrefix(backed[0].Text(), "95% of CPU") {
 			t.Errorf("SD204 %+v, want one at the Gosched (line 30) with the loop's 95%% (cut yields and its sample)", backed)
 		}
 	}

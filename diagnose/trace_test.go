@@ -72,14 +72,14 @@ func TestTraceSpinConfirmed(t *testing.T) {
 	if f == nil || f.Severity < finding.Warning || f.Locations[0].Line != 53 || !slices.Equal(f.Sources, []string{"trace", "lint"}) {
 		t.Fatalf("SD308 = %+v, want a warning at the select with both sources", f)
 	}
-	if !strings.Contains(f.Message, "select with a default") || !strings.Contains(f.Message, "114 blocks") {
-		t.Errorf("SD308 message lacks the source detail or the figures: %s", f.Message)
+	if !strings.Contains(f.Text(), "select with a default") || !strings.Contains(f.Text(), "114 blocks") {
+		t.Errorf("SD308 message lacks the source detail or the figures: %s", f.Text())
 	}
 	if f.Fix == finding.MustLookup("SD308").Fix {
 		t.Errorf("SD308 fix is the generic one: %s", f.Fix)
 	}
 	g := rule(out.Findings, "SD302")
-	if g == nil || !strings.Contains(g.Message, "busy-waits in a select with a default") || !strings.Contains(g.Message, "at app/h.go:53") || strings.Contains(strings.ToLower(g.Fix), "add cpu") {
+	if g == nil || !strings.Contains(g.Text(), "busy-waits in a select with a default") || !strings.Contains(g.Text(), "at app/h.go:53") || strings.Contains(strings.ToLower(g.Fix), "add cpu") {
 		t.Errorf("SD302 = %+v, want the spin as cause and no CPU advice", g)
 	}
 	if r := out.Summary.Source; !r.Given || r.Looked != 1 || r.Found != 1 {
@@ -96,7 +96,7 @@ func TestTraceCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := rule(out.Findings, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute at") {
+	if f := rule(out.Findings, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Text(), "compute at") {
 		t.Errorf("SD308 = %+v, want info compute", f)
 	}
 }
@@ -132,7 +132,7 @@ func TestTraceNoSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := rule(out.Findings, "SD308")
-			if f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute or spin") || len(f.Sources) > 0 {
+			if f == nil || f.Severity != finding.Info || !strings.Contains(f.Text(), "compute or spin") || len(f.Sources) > 0 {
 				t.Errorf("SD308 = %+v, want info compute or spin", f)
 			}
 			// With its samples in selectgo the cost decides, source or not.
@@ -140,7 +140,7 @@ func TestTraceNoSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f := rule(out.Findings, "SD308"); f == nil || f.Severity < finding.Warning || !strings.Contains(f.Message, "in select or yield code") {
+			if f := rule(out.Findings, "SD308"); f == nil || f.Severity < finding.Warning || !strings.Contains(f.Text(), "in select or yield code") {
 				t.Errorf("SD308 = %+v, want a warning by its sampled cost", f)
 			}
 			if txt := out.Summary.Source.Text(); !strings.Contains(txt, tc.want) {
@@ -195,8 +195,8 @@ func TestTraceLab(t *testing.T) {
 				t.Errorf("SD308 without the source's evidence: %+v", got)
 			}
 			for _, f := range out.Findings {
-				if strings.Contains(f.Message, "needs more CPU") || strings.Contains(strings.ToLower(f.Fix), "add cpu") {
-					t.Errorf("%s advises more CPU for a spin: %s / %s", f.Rule, f.Message, f.Fix)
+				if strings.Contains(f.Text(), "needs more CPU") || strings.Contains(strings.ToLower(f.Fix), "add cpu") {
+					t.Errorf("%s advises more CPU for a spin: %s / %s", f.Rule, f.Text(), f.Fix)
 				}
 			}
 			fixed := traceLab(t, bins[name], true, time.Second)
@@ -204,11 +204,11 @@ func TestTraceLab(t *testing.T) {
 				if f.Severity < finding.Warning {
 					continue
 				}
-				if strings.Contains(f.Message, "host withheld CPU") {
-					t.Logf("host-caused %s on a crowded machine: %s", f.Rule, f.Message)
+				if strings.Contains(f.Text(), "host withheld CPU") {
+					t.Logf("host-caused %s on a crowded machine: %s", f.Rule, f.Text())
 					continue
 				}
-				t.Errorf("fixed twin warned: %s %s\n%s", f.Rule, f.Message, traceText(fixed))
+				t.Errorf("fixed twin warned: %s %s\n%s", f.Rule, f.Text(), traceText(fixed))
 			}
 		})
 	}
@@ -257,7 +257,7 @@ func traceText(out *TraceResult) string {
 		b.WriteString("  verdict " + v.File + ":" + itoa(v.Line) + " " + string(v.Kind) + " " + v.Detail + "\n")
 	}
 	for _, f := range out.Findings {
-		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Message + "\n")
+		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Text() + "\n")
 		for _, l := range f.Locations {
 			b.WriteString("    at " + l.File + ":" + itoa(l.Line) + "\n")
 		}

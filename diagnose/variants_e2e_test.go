@@ -251,7 +251,7 @@ func checkVariant(layer string, v variant, fs []finding.Finding, report string) 
 	var out []string
 	for _, f := range fs {
 		if f.Severity >= finding.Warning || (f.Rule == "SD204" && v.locatedIn(f)) {
-			out = append(out, fmt.Sprintf("%s: negative %s got %s %s: %s\n%s", layer, v.Shape, f.Rule, f.Severity, f.Message, report))
+			out = append(out, fmt.Sprintf("%s: negative %s got %s %s: %s\n%s", layer, v.Shape, f.Rule, f.Severity, f.Text(), report))
 		}
 	}
 	return out

@@ -45,11 +45,11 @@ func TestSpinCause(t *testing.T) {
 		if f == nil {
 			t.Fatalf("no %s in %v", rule, rules(fs))
 		}
-		if !strings.Contains(f.Message, "90% of the Ps' busy time is goroutines running main.worker") || !strings.Contains(f.Message, "compute or spin") {
-			t.Errorf("%s does not name the spinning site: %s", rule, f.Message)
+		if !strings.Contains(f.Text(), "90% of the Ps' busy time is goroutines running main.worker") || !strings.Contains(f.Text(), "compute or spin") {
+			t.Errorf("%s does not name the spinning site: %s", rule, f.Text())
 		}
-		if strings.Contains(strings.ToLower(f.Fix), "add cpu") || strings.Contains(f.Message, "needs more CPU") {
-			t.Errorf("%s advises more CPU for a possible spin: %s / %s", rule, f.Message, f.Fix)
+		if strings.Contains(strings.ToLower(f.Fix), "add cpu") || strings.Contains(f.Text(), "needs more CPU") {
+			t.Errorf("%s advises more CPU for a possible spin: %s / %s", rule, f.Text(), f.Fix)
 		}
 		if len(f.Locations) == 0 || f.Locations[0].Line != 53 {
 			t.Errorf("%s locations = %v, want the hot line 53 first", rule, f.Locations)
@@ -66,7 +66,7 @@ func TestSpinCause(t *testing.T) {
 			t.Errorf("%s explained by a spin is %s, want info", rule, f.Severity)
 		}
 	}
-	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute or spin") {
+	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Text(), "compute or spin") {
 		t.Errorf("SD308 without source = %+v, want info compute or spin", f)
 	}
 
@@ -80,7 +80,7 @@ func TestSpinCause(t *testing.T) {
 	if f == nil || f.Severity < finding.Warning || f.Locations[0].Line != 51 || len(f.Sources) != 2 {
 		t.Fatalf("SD308 with a spin verdict = %+v", f)
 	}
-	if g := find(fs, "SD302"); g == nil || !strings.Contains(g.Message, "in a loop that busy-waits in a select with a default at app/main.go:51") || g.Locations[0].Line != 51 {
+	if g := find(fs, "SD302"); g == nil || !strings.Contains(g.Text(), "in a loop that busy-waits in a select with a default at app/main.go:51") || g.Locations[0].Line != 51 {
 		t.Errorf("SD302 does not name the spin: %+v", g)
 	}
 
@@ -90,10 +90,10 @@ func TestSpinCause(t *testing.T) {
 		return &Verdict{Compute: true, Kind: "compute", Detail: "no wait and no spin operation"}
 	}
 	fs = Findings(s, Options{}, compute)
-	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "compute at app/main.go:53") {
+	if f := find(fs, "SD308"); f == nil || f.Severity != finding.Info || !strings.Contains(f.Text(), "compute at app/main.go:53") {
 		t.Errorf("SD308 with a compute verdict = %+v", f)
 	}
-	if g := find(fs, "SD302"); g == nil || !strings.Contains(g.Message, "the work needs more CPU") {
+	if g := find(fs, "SD302"); g == nil || !strings.Contains(g.Text(), "the work needs more CPU") {
 		t.Errorf("SD302 with a compute verdict = %+v", g)
 	}
 }
@@ -104,7 +104,7 @@ func TestSpinCauseMinor(t *testing.T) {
 	s.Sites[0].Running = 300 * time.Millisecond // 15% of 2 Ps' time
 	respin(s)
 	f := find(Findings(s, Options{}, nil), "SD302")
-	if f == nil || strings.Contains(f.Message, "run until preempted (") || strings.Contains(f.Message, "Ps' busy time is goroutines") {
+	if f == nil || strings.Contains(f.Text(), "run until preempted (") || strings.Contains(f.Text(), "Ps' busy time is goroutines") {
 		t.Errorf("SD302 blames a minor site: %+v", f)
 	}
 }
@@ -114,11 +114,11 @@ func TestHostWithheld(t *testing.T) {
 	s.Procs = ProcSummary{GOMAXPROCS: 2, BusyMean: 1.92, ProcessCPU: 600 * time.Millisecond, ProcessCPUFrom: "given", ProcessCores: 0.6, BusyPerCorePct: 320}
 	s.Syscalls.Sites = []SyscallSite{{Location: finding.Location{File: "/src/app/io.go", Line: 30, Function: "main.write"}, Count: 1e5, Handoffs: 120}}
 	fs := Findings(s, Options{}, nil)
-	if f := find(fs, "SD303"); f == nil || !strings.Contains(f.Message, "host withheld CPU") {
+	if f := find(fs, "SD303"); f == nil || !strings.Contains(f.Text(), "host withheld CPU") {
 		t.Errorf("SD303 = %+v, want the host named", f)
 	}
 	f := find(fs, "SD305")
-	if f == nil || !strings.Contains(f.Message, "host withheld CPU") || strings.HasPrefix(f.Fix, "Buffer and batch") {
+	if f == nil || !strings.Contains(f.Text(), "host withheld CPU") || strings.HasPrefix(f.Fix, "Buffer and batch") {
 		t.Errorf("SD305 = %+v, want the host as cause and no batching advice", f)
 	}
 	// Close negative: the process got about what the Ps were busy.
@@ -127,7 +127,7 @@ func TestHostWithheld(t *testing.T) {
 	if find(fs, "SD303") != nil {
 		t.Errorf("SD303 with the CPU the Ps used: %v", rules(fs))
 	}
-	if f := find(fs, "SD305"); f == nil || strings.Contains(f.Message, "host") {
+	if f := find(fs, "SD305"); f == nil || strings.Contains(f.Text(), "host") {
 		t.Errorf("SD305 = %+v, want the syscalls' own cause", f)
 	}
 }
@@ -142,12 +142,12 @@ func TestQueueReason(t *testing.T) {
 		{Reason: wakeNames[wakeChan], Percentiles: Percentiles{Count: 19e6, Total: 40 * time.Second, P99: 90 * time.Microsecond}},
 	}
 	f := find(Findings(s, Options{}, nil), "SD302")
-	if f == nil || strings.Contains(f.Message, "queue after preemption") || !strings.Contains(f.Message, "most after channel or select") {
+	if f == nil || strings.Contains(f.Text(), "queue after preemption") || !strings.Contains(f.Text(), "most after channel or select") {
 		t.Errorf("SD302 = %+v, want channel wake-ups named", f)
 	}
 	s.Latency.ByReason[0].Total = 80 * time.Second
 	f = find(Findings(s, Options{}, nil), "SD302")
-	if f == nil || !strings.Contains(f.Message, "followed a preemption") {
+	if f == nil || !strings.Contains(f.Text(), "followed a preemption") {
 		t.Errorf("SD302 = %+v, want preemptions named", f)
 	}
 }
@@ -169,7 +169,7 @@ func TestForcedGC(t *testing.T) {
 		STWForced: 58 * time.Millisecond,
 		ForcedBy:  []LocTime{{finding.Location{File: "/go/src/testing/benchmark.go", Line: 100, Function: "testing.(*B).runN"}, 58 * time.Millisecond}}}
 	f := find(Findings(s, Options{}, nil), "SD306")
-	if f == nil || f.Severity != finding.Info || strings.Contains(f.Message, "allocates") || !strings.Contains(f.Message, "testing harness") {
+	if f == nil || f.Severity != finding.Info || strings.Contains(f.Text(), "allocates") || !strings.Contains(f.Text(), "testing harness") {
 		t.Errorf("SD306 for the harness's GCs = %+v", f)
 	}
 	s.GC.ForcedBy[0].Location = finding.Location{File: "/src/app/main.go", Line: 70, Function: "main.flush"}
@@ -179,7 +179,7 @@ func TestForcedGC(t *testing.T) {
 	}
 	s.GC.STWForced = 0
 	f = find(Findings(s, Options{}, nil), "SD306")
-	if f == nil || !strings.Contains(f.Message, "allocates") {
+	if f == nil || !strings.Contains(f.Text(), "allocates") {
 		t.Errorf("SD306 for allocation = %+v", f)
 	}
 }
@@ -190,17 +190,17 @@ func TestTails(t *testing.T) {
 		{At: 300 * time.Millisecond, Duration: 17 * time.Millisecond, What: "GC sweep termination"},
 		{At: 700 * time.Millisecond, Duration: 9 * time.Millisecond, What: "GC sweep termination"}}
 	f := find(Findings(s, Options{}, nil), "SD306")
-	if f == nil || !strings.Contains(f.Message, "2 stop-the-world pauses of 10ms or more, the longest 58ms") || !strings.Contains(f.Message, "58ms at 1.2s (GC mark termination)") {
+	if f == nil || !strings.Contains(f.Text(), "2 stop-the-world pauses of 10ms or more, the longest 58ms") || !strings.Contains(f.Text(), "58ms at 1.2s (GC mark termination)") {
 		t.Errorf("STW tail = %+v", f)
 	}
 	s.GC.STWLongest = s.GC.STWLongest[2:]
 	if f := find(Findings(s, Options{}, nil), "SD306"); f != nil {
-		t.Errorf("a 9ms pause reported: %s", f.Message)
+		t.Errorf("a 9ms pause reported: %s", f.Text())
 	}
 	s.Latency.Woken.P99 = 15700 * time.Microsecond
 	s.Latency.WokenLongest = []Stall{{At: 2 * time.Second, Duration: 31 * time.Millisecond, What: "network"}}
 	f = find(Findings(s, Options{}, nil), "SD301")
-	if f == nil || f.Severity != finding.Info || !strings.Contains(f.Message, "31ms at 2s (network)") {
+	if f == nil || f.Severity != finding.Info || !strings.Contains(f.Text(), "31ms at 2s (network)") {
 		t.Errorf("wake tail = %+v", f)
 	}
 }
@@ -235,7 +235,7 @@ func TestSamplesFixture(t *testing.T) {
 		t.Errorf("spinning site = %+v, want its hot line from the samples, in select code", sp)
 	}
 	f := find(res.Findings, "SD303")
-	if f == nil || f.Severity != finding.Warning || !strings.Contains(f.Message, "host withheld CPU") {
+	if f == nil || f.Severity != finding.Warning || !strings.Contains(f.Text(), "host withheld CPU") {
 		t.Errorf("SD303 = %+v, want the host named", f)
 	}
 	for _, f := range res.Findings {
@@ -252,12 +252,12 @@ func TestSTWShareFromTail(t *testing.T) {
 	s.GC = GCSummary{Cycles: 6, STWPct: 6, STW: Percentiles{Count: 20, Total: 60 * time.Millisecond},
 		STWLongest: []Stall{{At: 700 * time.Millisecond, Duration: 50 * time.Millisecond, What: "GC sweep termination"}}}
 	fs := Findings(s, Options{}, nil)
-	if len(fs) != 1 || fs[0].Rule != "SD306" || fs[0].Severity != finding.Info || strings.Contains(fs[0].Message, "allocates") {
+	if len(fs) != 1 || fs[0].Rule != "SD306" || fs[0].Severity != finding.Info || strings.Contains(fs[0].Text(), "allocates") {
 		t.Errorf("got %v: %v", rules(fs), fs)
 	}
 	s.GC.STWLongest[0].Duration = 5 * time.Millisecond // the share is steady: allocation
 	fs = Findings(s, Options{}, nil)
-	if f := find(fs, "SD306"); f == nil || f.Severity != finding.Warning || !strings.Contains(f.Message, "allocates") {
+	if f := find(fs, "SD306"); f == nil || f.Severity != finding.Warning || !strings.Contains(f.Text(), "allocates") {
 		t.Errorf("got %v", fs)
 	}
 }

@@ -39,9 +39,9 @@ func TestEventLoopIsNotBusy(t *testing.T) {
 				t.Errorf("busy Ps %.2f, want under 0.15: the loops wait in epoll_wait", b)
 			}
 			for _, f := range res.Findings {
-				msg := f.Rule + " " + f.Severity.String() + ": " + f.Message
+				msg := f.Rule + " " + f.Severity.String() + ": " + f.Text()
 				switch {
-				case f.Rule == "SD302" || f.Rule == "SD303" || strings.Contains(f.Message, "withheld"):
+				case f.Rule == "SD302" || f.Rule == "SD303" || strings.Contains(f.Text(), "withheld"):
 					t.Errorf("an idle event loop called busy: %s", msg)
 				case f.Rule == "SD308":
 					t.Errorf("a yield before a blocking syscall called a spin: %s", msg)

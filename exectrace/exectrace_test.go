@@ -72,7 +72,7 @@ func TestFixtures(t *testing.T) {
 					got[f.Rule] = f
 				}
 				if fx.noWarnings && f.Severity >= finding.Warning {
-					t.Errorf("unexpected warning %s: %s", f.Rule, f.Message)
+					t.Errorf("unexpected warning %s: %s", f.Rule, f.Text())
 				}
 				checkFinding(t, f)
 			}
@@ -88,8 +88,8 @@ func TestFixtures(t *testing.T) {
 				if l := f.Locations[0]; !strings.HasSuffix(filepath.ToSlash(l.File)+":"+itoa(l.Line), where) {
 					t.Errorf("%s at %v, want %s", rule, l, where)
 				}
-				if strings.Contains(f.Message, "needs more CPU") || strings.Contains(strings.ToLower(f.Fix), "add cpu") {
-					t.Errorf("%s advises more CPU: %s / %s", rule, f.Message, f.Fix)
+				if strings.Contains(f.Text(), "needs more CPU") || strings.Contains(strings.ToLower(f.Fix), "add cpu") {
+					t.Errorf("%s advises more CPU: %s / %s", rule, f.Text(), f.Fix)
 				}
 			}
 			for rule, where := range fx.want {
@@ -120,15 +120,15 @@ func checkFinding(t *testing.T, f finding.Finding) {
 	// or the standard library has no user line either.
 	// A syscall site with no user frame on its stack is named, not located.
 	unlocated := f.Rule == "SD306" || f.Rule == "SD303" || (f.Rule == "SD301" && f.Severity == finding.Info) ||
-		(f.Rule == "SD305" && strings.Contains(f.Message, "no user frame on the stack"))
-	if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 || (len(f.Locations) == 0 && !unlocated) {
+		(f.Rule == "SD305" && strings.Contains(f.Text(), "no user frame on the stack"))
+	if f.Text() == "" || f.Fix == "" || len(f.Evidence) == 0 || (len(f.Locations) == 0 && !unlocated) {
 		t.Errorf("%s: incomplete finding: %+v", f.Rule, f)
 	}
 	if _, ok := finding.Lookup(f.Rule); !ok {
 		t.Errorf("%s: not in the catalog", f.Rule)
 	}
-	if strings.HasSuffix(f.Message, ".") || strings.Contains(f.Message, "\n") {
-		t.Errorf("%s: message is not one line without a final period: %q", f.Rule, f.Message)
+	if strings.HasSuffix(f.Text(), ".") || strings.Contains(f.Text(), "\n") {
+		t.Errorf("%s: message is not one line without a final period: %q", f.Rule, f.Text())
 	}
 }
 

@@ -79,18 +79,18 @@ func TestLab(t *testing.T) {
 				for _, f := range res.Findings {
 					checkFinding(t, f)
 					if (fixed || p.Healthy) && f.Severity >= finding.Warning {
-						if strings.Contains(f.Message, "host withheld CPU") {
+						if strings.Contains(f.Text(), "host withheld CPU") {
 							// Measured, not guessed: the CPU samples show the
 							// machine (shared by other jobs) gave the process
 							// less CPU than its Ps ran. True of any program then.
-							t.Logf("host-caused %s on a crowded machine (%s): %s", f.Rule, m.Machine(), f.Message)
+							t.Logf("host-caused %s on a crowded machine (%s): %s", f.Rule, m.Machine(), f.Text())
 							continue
 						}
 						// A thread descheduled in the middle of a quick
 						// syscall loses its P to sysmon: on a crowded
 						// machine even the buffered twin's 64 KiB writes
 						// (100k+/s to /dev/null) cross SD305's threshold.
-						problems = append(problems, fmt.Sprintf("unexpected %s: %s at %v", f.Rule, f.Message, f.Locations))
+						problems = append(problems, fmt.Sprintf("unexpected %s: %s at %v", f.Rule, f.Text(), f.Locations))
 					}
 				}
 				if fixed {
@@ -117,7 +117,7 @@ func TestLab(t *testing.T) {
 					if !hasFindingAt(res.Findings, rule, want) {
 						problems = append(problems, fmt.Sprintf("no %s warning at %s", rule, want))
 						for _, f := range res.Findings {
-							t.Logf("  %s %v: %s at %v", f.Rule, f.Severity, f.Message, f.Locations)
+							t.Logf("  %s %v: %s at %v", f.Rule, f.Severity, f.Text(), f.Locations)
 						}
 					}
 				}

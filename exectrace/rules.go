@@ -117,8 +117,9 @@ func findings(s *Summary, opt Options) []finding.Finding { return Findings(s, op
 func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 	secs := max(s.Trace.Duration.Seconds(), 1e-9)
 	var out []finding.Finding
-	add := func(rule string, sev finding.Severity, msg string, locs []finding.Location, ev []finding.Evidence, fix string) *finding.Finding {
-		out = append(out, finding.Finding{Rule: rule, Severity: sev, Message: msg, Locations: userLocs(locs), Evidence: ev, Fix: fix})
+	// add appends a finding: what is the headline, why the Because.
+	add := func(rule string, sev finding.Severity, what, why string, locs []finding.Location, ev []finding.Evidence, fix string) *finding.Finding {
+		out = append(out, finding.Finding{Rule: rule, Severity: sev, What: what, Because: why, Locations: userLocs(locs), Evidence: ev, Fix: fix})
 		return &out[len(out)-1]
 	}
 	users := userSites(s)
@@ -169,8 +170,8 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				locs = append(locs, x.Location)
 			}
 		}
-		add("SD301", sev,
-			fmt.Sprintf("p99 scheduling latency %v after a wait because %s (%d starts, max %v; longest: %s)", dur(w.P99), why, w.Count, dur(w.Max), stallList(s.Latency.WokenLongest, 3)),
+		f := add("SD301", sev,
+			fmt.Sprintf("p99 scheduling latency %v after a wait (%d starts, max %v)", dur(w.P99), w.Count, dur(w.Max)), why,
 			locs,
 			append([]finding.Evidence{
 				evid("p99 latency after a wait", ms(w.P99), "ms"),
@@ -180,6 +181,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
 			}, append(c.evidence(), stallEvidence("wait for a P", s.Latency.WokenLongest, 3)...)...),
 			fix)
+		f.Note(finding.NoteLink, "longest: "+stallList(s.Latency.WokenLongest, 3))
 	}
 
 	// SD302: more runnable goroutines than Ps most of the time. It is a
@@ -215,7 +217,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			locs = siteLocations(users[0])
 		}
 		add("SD302", sev,
-			fmt.Sprintf("%.1f runnable goroutines on average for %d Ps, more than the Ps %.0f%% of the time, because %s", s.Runnable.Mean, s.Procs.GOMAXPROCS, s.Runnable.AboveProcsPct, why),
+			fmt.Sprintf("%.1f runnable goroutines on average for %d Ps, more than the Ps %.0f%% of the time", s.Runnable.Mean, s.Procs.GOMAXPROCS, s.Runnable.AboveProcsPct), why,
 			locs,
 			append([]finding.Evidence{
 				evid("runnable goroutines (mean)", s.Runnable.Mean, "goroutines"),
@@ -245,22 +247,23 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			evid("busy Ps (mean)", s.Procs.BusyMean, "Ps"),
 			evid("GOMAXPROCS", float64(s.Procs.GOMAXPROCS), "Ps"),
 		}
-		var msg, fix string
+		var what, why, fix string
 		if opt.CPUs > 0 {
 			ev = append(ev, evid("CPUs available", opt.CPUs, "CPUs"), evid("busy Ps per CPU", s.Procs.PerCPUPct, "%"))
 		}
 		if withheld {
 			ev = append(ev, evid("CPU the process got", s.Procs.ProcessCores, "cores"), evid("busy Ps per core the process got", s.Procs.BusyPerCorePct, "%"))
-			msg = fmt.Sprintf("%.2f Ps running on average while the process got %.2f cores because %s", s.Procs.BusyMean, s.Procs.ProcessCores, host)
+			what, why = fmt.Sprintf("%.2f Ps running on average while the process got %.2f cores", s.Procs.BusyMean, s.Procs.ProcessCores), host
 			fix = hostFix
 			if opt.CPUs > 0 && float64(s.Procs.GOMAXPROCS) > opt.CPUs {
 				fix += fmt.Sprintf(" GOMAXPROCS (%d) is also above the %g CPUs available: set it to %d.", s.Procs.GOMAXPROCS, opt.CPUs, int(opt.CPUs+0.999))
 			}
 		} else {
-			msg = fmt.Sprintf("%.2f Ps running on average on %g CPUs because GOMAXPROCS is %d: goroutines stall while their threads are descheduled", s.Procs.BusyMean, opt.CPUs, s.Procs.GOMAXPROCS)
+			what = fmt.Sprintf("%.2f Ps running on average on %g CPUs", s.Procs.BusyMean, opt.CPUs)
+			why = fmt.Sprintf("GOMAXPROCS is %d: goroutines stall while their threads are descheduled", s.Procs.GOMAXPROCS)
 			fix = fmt.Sprintf("Set GOMAXPROCS=%d (the CPUs available; schedoctor procs computes it from the cgroup), or remove the override so the Go 1.25+ runtime follows the CPU limit.", int(opt.CPUs+0.999))
 		}
-		add("SD303", finding.MustLookup("SD303").Severity, msg, locs, ev, fix)
+		add("SD303", finding.MustLookup("SD303").Severity, what, why, locs, ev, fix)
 	}
 
 	// SD304: one site's goroutines resume on another thread most of the time.
@@ -278,8 +281,8 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			locs = append([]finding.Location{st.Blocks[0].Location}, locs...)
 		}
 		add("SD304", finding.MustLookup("SD304").Severity,
-			fmt.Sprintf("%.0f thread migrations/s (%.0f%% of %d starts) because goroutines running %s resume on another thread after they %s",
-				perS, pct, st.Starts, st.Function, blockWord(st)),
+			fmt.Sprintf("%.0f thread migrations/s (%.0f%% of %d starts)", perS, pct, st.Starts),
+			fmt.Sprintf("goroutines running %s resume on another thread after they %s", st.Function, blockWord(st)),
 			locs,
 			[]finding.Evidence{
 				evid("thread migrations", perS, "/s"),
@@ -341,8 +344,6 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 		if withheld {
 			why = host + ": threads stalled in and around their syscalls, and sysmon handed their Ps away"
 			fix = hostFix + " Batching syscalls would not help: the syscalls are slow because their threads wait for a CPU."
-		} else if s.Procs.ProcessCPU <= 0 {
-			why += "; whether the host withheld CPU is unknown (no CPU samples in the trace, no -process-cpu)"
 		}
 		// A site with no user frame on its stack (net/http's own writes)
 		// is named, not given as the line to change.
@@ -352,9 +353,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			locs = nil
 			where = fmt.Sprintf(", in %s with no user frame on the stack", sc.Location.Function)
 		}
-		add("SD305", sev,
-			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P because %s (%d syscalls here%s)",
-				sc.Handoffs, perS, why, sc.Count, where),
+		f := add("SD305", sev,
+			fmt.Sprintf("%d syscalls (%.0f/s) came back without their P (%d syscalls here%s)",
+				sc.Handoffs, perS, sc.Count, where), why,
 			locs,
 			append([]finding.Evidence{
 				evid("syscalls that lost their P", float64(sc.Handoffs), "syscalls"),
@@ -366,6 +367,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				evid("Ps taken from syscalls (all sites)", float64(s.Procs.Steals), "steals"),
 			}, append(batchEvidence(sc), processCPUEvidence(s)...)...),
 			fix)
+		if !withheld && s.Procs.ProcessCPU <= 0 {
+			f.AddHint(finding.HintProcessCPU, "whether the host withheld CPU is unknown: no CPU samples in the trace; give the process's CPU time over the trace")
+		}
 	}
 
 	// SD306: stop-the-world and assists, told apart from collections
@@ -407,8 +411,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				locs = append(locs, s.GC.ForcedBy[0].Location)
 			}
 			add("SD306", sev,
-				fmt.Sprintf("%.1f%% of the time stopped the world because runtime.GC was called %d times (%s): %.0f%% of the pause time is in forced collections, not allocation",
-					s.GC.STWPct, s.GC.ForcedCycles, by, forcedPct),
+				fmt.Sprintf("%.1f%% of the time stopped the world", s.GC.STWPct),
+				fmt.Sprintf("runtime.GC was called %d times (%s): %.0f%% of the pause time is in forced collections, not allocation",
+					s.GC.ForcedCycles, by, forcedPct),
 				locs, ev, "Remove the runtime.GC calls from the hot path (the runtime collects on its own); in benchmarks, the testing harness's forced GCs are not the code's cost.")
 		} else {
 			for _, l := range first(s.GC.AssistBy, 3) {
@@ -417,8 +422,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				}
 			}
 			add("SD306", finding.MustLookup("SD306").Severity,
-				fmt.Sprintf("%.1f%% of the time stopped the world and %.1f%% of the Ps' time went to mark assists because the program allocates fast enough to keep the GC running (%d cycles in %v, %d forced)",
-					s.GC.STWPct, s.GC.AssistPct, s.GC.Cycles, s.Trace.Duration.Round(time.Millisecond), s.GC.ForcedCycles),
+				fmt.Sprintf("%.1f%% of the time stopped the world and %.1f%% of the Ps' time went to mark assists", s.GC.STWPct, s.GC.AssistPct),
+				fmt.Sprintf("the program allocates fast enough to keep the GC running (%d cycles in %v, %d forced)",
+					s.GC.Cycles, s.Trace.Duration.Round(time.Millisecond), s.GC.ForcedCycles),
 				locs, ev, finding.MustLookup("SD306").Fix)
 		}
 	}
@@ -439,13 +445,13 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 				locs = append(locs, x.Location)
 			}
 		}
-		add("SD306", finding.Info,
-			fmt.Sprintf("%d stop-the-world pauses of %v or more, the longest %v, because %s (longest: %s)",
-				len(long), stwLong, dur(long[0].Duration), why, stallList(long, 3)),
+		f := add("SD306", finding.Info,
+			fmt.Sprintf("%d stop-the-world pauses of %v or more, the longest %v", len(long), stwLong, dur(long[0].Duration)), why,
 			locs,
 			append(append([]finding.Evidence{evid("pauses ≥ "+stwLong.String(), float64(len(long)), "pauses")}, processCPUEvidence(s)...),
 				stallEvidence("pause", long, 3)...),
 			fix)
+		f.Note(finding.NoteLink, "longest: "+stallList(long, 3))
 	}
 
 	// SD307: one site sleeps back to back for tiny durations.
@@ -455,8 +461,8 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			continue
 		}
 		add("SD307", finding.MustLookup("SD307").Severity,
-			fmt.Sprintf("%.0f sleeps/s from one call site, %d of %d back to back from the same goroutine, median %v, because the goroutine polls with a short sleep",
-				sl.PerS, sl.Repeats, sl.Count, dur(sl.Slept.P50)),
+			fmt.Sprintf("%.0f sleeps/s from one call site, %d of %d back to back from the same goroutine, median %v",
+				sl.PerS, sl.Repeats, sl.Count, dur(sl.Slept.P50)), "the goroutine polls with a short sleep",
 			[]finding.Location{sl.Location},
 			[]finding.Evidence{
 				evid("sleeps", sl.PerS, "/s"),
@@ -519,8 +525,8 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 					Running: st.Running, StopRunPct: st.StopRunPct, MeanRun: st.MeanRun, Preempts: st.Preempts, Yields: st.Yields, Blocked: st.Blocked})
 			}
 			f := add("SD308", finding.MustLookup("SD308").Severity,
-				fmt.Sprintf("%.0f yields/s (%d yields for %d blocks) from goroutines running %s because they spin on runtime.Gosched instead of waiting",
-					yps, st.Yields, st.Blocked, st.Function),
+				fmt.Sprintf("%.0f yields/s (%d yields for %d blocks) from goroutines running %s", yps, st.Yields, st.Blocked, st.Function),
+				"they spin on runtime.Gosched instead of waiting",
 				loc, ev, "Block on what the loop waits for (a channel, a sync.Cond, a WaitGroup) instead of yielding (see SD106).")
 			if v != nil && v.Spin {
 				confirm(f, v)
@@ -531,10 +537,11 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			// that hashes a buffer), and removing the default would stop
 			// the work.
 			add("SD308", finding.Info,
-				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d, "+
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s", sp.BusyPct, sp.Cores, st.Function),
+				fmt.Sprintf("their loop %s at %s:%d, "+
 					"but %.0f%% of their CPU samples are in the calls the loop makes (%.0f%% in select or yield code): its CPU is "+
 					"its work, not a wait: %s",
-					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, sp.WorkCodePct, sp.SpinCodePct, shape()),
+					v.Detail, shortFile(v.Line.File), v.Line.Line, sp.WorkCodePct, sp.SpinCodePct, shape()),
 				loc, append(ev, evid("CPU samples in the calls the loop makes", sp.WorkCodePct, "%")),
 				"Nothing waits: if the latency matters, split the work into shorter pieces or give the process more CPU.")
 		case isSpin && v != nil && v.Spin && sp.HotFrom == "stops":
@@ -544,18 +551,19 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			// loop is a spin; how much of the busy time it takes needs
 			// CPU samples, so the finding does not claim it.
 			f := add("SD308", finding.MustLookup("SD308").Severity,
-				fmt.Sprintf("goroutines running %s never block (%.0f%% of the Ps' busy time, %.2f Ps on average): they wait in a loop that %s at %s:%d, where their running stretches end (%d yields, %d preemptions, mean stretch %v); "+
-					"the trace has no CPU samples to say how much of that time the loop takes (profile the program, or record the trace while a CPU profile runs)",
-					st.Function, sp.BusyPct, sp.Cores, v.Detail, shortFile(v.Line.File), v.Line.Line, st.Yields, st.Preempts, dur(st.MeanRun)),
+				fmt.Sprintf("goroutines running %s never block (%.0f%% of the Ps' busy time, %.2f Ps on average)", st.Function, sp.BusyPct, sp.Cores),
+				fmt.Sprintf("they wait in a loop that %s at %s:%d, where their running stretches end (%d yields, %d preemptions, mean stretch %v)",
+					v.Detail, shortFile(v.Line.File), v.Line.Line, st.Yields, st.Preempts, dur(st.MeanRun)),
 				loc, ev, v.Fix)
+			f.Note(finding.NoteThin, "the trace has no CPU samples to say how much of that time the loop takes (profile the program, or record the trace while a CPU profile runs)")
 			confirm(f, v)
 		case isSpin && v != nil && v.Spin:
 			// Severity by cost, as a profile's SD204: the Ps' busy time
 			// stands for the program's CPU.
 			sev := finding.SpinSeverity(sp.BusyPct, sp.Cores)
 			f := add("SD308", sev,
-				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s in a loop that %s at %s:%d: %s",
-					sp.BusyPct, sp.Cores, st.Function, v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s", sp.BusyPct, sp.Cores, st.Function),
+				fmt.Sprintf("their loop %s at %s:%d: %s", v.Detail, shortFile(v.Line.File), v.Line.Line, shape()),
 				loc, ev, v.Fix)
 			confirm(f, v)
 		case isSpin && (v == nil || !v.Spin) && sampledSpin(sp):
@@ -563,33 +571,34 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			// in the runtime's select or yield code, which is waiting
 			// whatever shape the source reads (issue 20: a busy handler
 			// whose loop the source read as blocking was info).
-			what := "the source decides the loop's shape (pass -src DIR when the recorded paths are not readable)"
-			if v != nil {
-				what = fmt.Sprintf("the source there reads %s (%s), but the samples show the select or yield is the path taken", v.Kind, v.Detail)
-			}
 			f := add("SD308", finding.SpinSeverity(sp.BusyPct*sp.SpinCodePct/100, sp.Cores*sp.SpinCodePct/100),
-				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s whose CPU samples are %.0f%% in "+
-					"select or yield code (selectgo, sellock, Gosched) at %s:%d: they wait, whatever the loop's shape; %s: %s",
-					sp.BusyPct, sp.Cores, st.Function, sp.SpinCodePct, shortFile(sp.HotLine.File), sp.HotLine.Line, what, shape()),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s", sp.BusyPct, sp.Cores, st.Function),
+				fmt.Sprintf("their CPU samples are %.0f%% in "+
+					"select or yield code (selectgo, sellock, Gosched) at %s:%d: they wait, whatever the loop's shape; %s",
+					sp.SpinCodePct, shortFile(sp.HotLine.File), sp.HotLine.Line, shape()),
 				loc, ev, finding.MustLookup("SD308").Fix)
 			if v != nil {
 				f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
+				f.Note(finding.NoteCorroboration, fmt.Sprintf("the source there reads %s (%s), but the samples show the select or yield is the path taken", v.Kind, v.Detail))
+			} else {
+				f.AddHint(finding.HintSourceDir, "the source decides the loop's shape: give the module's source directory when the recorded paths are not readable")
 			}
 		case isSpin && v != nil && v.Compute:
 			f := add("SD308", finding.Info,
-				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute at %s:%d (%s): %s",
-					sp.BusyPct, sp.Cores, st.Function, shortFile(sp.HotLine.File), sp.HotLine.Line, v.Detail, shape()),
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute at %s:%d",
+					sp.BusyPct, sp.Cores, st.Function, shortFile(sp.HotLine.File), sp.HotLine.Line),
+				fmt.Sprintf("the source shows %s: %s", v.Detail, shape()),
 				loc, ev, "Nothing spins: if the latency matters, split the work into shorter pieces or give the process more CPU.")
 			f.Sources = []string{string(finding.SourceTrace), string(finding.SourceLint)}
 		case isSpin:
-			what := "the source at the hot line decides (pass -src DIR when the recorded paths are not readable)"
+			f := add("SD308", finding.Info,
+				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute or spin", sp.BusyPct, sp.Cores, st.Function),
+				shape(), loc, ev, finding.MustLookup("SD308").Fix)
 			if v != nil {
-				what = fmt.Sprintf("the source there shows %s (%s)", v.Kind, v.Detail)
+				f.Note(finding.NoteQualifier, fmt.Sprintf("the source there shows %s (%s)", v.Kind, v.Detail))
+			} else {
+				f.AddHint(finding.HintSourceDir, "the source at the hot line decides: give the module's source directory when the recorded paths are not readable")
 			}
-			add("SD308", finding.Info,
-				fmt.Sprintf("%.0f%% of the Ps' busy time (%.2f Ps on average) is goroutines running %s that compute or spin: %s; %s",
-					sp.BusyPct, sp.Cores, st.Function, shape(), what),
-				loc, ev, finding.MustLookup("SD308").Fix)
 		}
 	}
 
@@ -599,8 +608,9 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			continue
 		}
 		add("SD309", finding.MustLookup("SD309").Severity,
-			fmt.Sprintf("%.2f goroutines wait on average because %d goroutines queue on one lock (%d waits, %v in total, p99 %v)",
-				l.Waiting, l.Goroutines, l.Count, l.Wait.Total.Round(time.Millisecond), dur(l.Wait.P99)),
+			fmt.Sprintf("%.2f goroutines wait on average", l.Waiting),
+			fmt.Sprintf("%d goroutines queue on one lock (%d waits, %v in total, p99 %v)",
+				l.Goroutines, l.Count, l.Wait.Total.Round(time.Millisecond), dur(l.Wait.P99)),
 			[]finding.Location{l.Location},
 			[]finding.Evidence{
 				evid("goroutines waiting (mean)", l.Waiting, "goroutines"),

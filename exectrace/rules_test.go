@@ -184,7 +184,7 @@ func TestRules(t *testing.T) {
 			fs := findings(s, tt.opt)
 			if tt.rule == "" {
 				if len(fs) > 0 {
-					t.Fatalf("want no findings, got %v: %s", rules(fs), fs[0].Message)
+					t.Fatalf("want no findings, got %v: %s", rules(fs), fs[0].Text())
 				}
 				return
 			}
@@ -192,12 +192,12 @@ func TestRules(t *testing.T) {
 				t.Fatalf("got %v, want one %s/%v", rules(fs), tt.rule, tt.sev)
 			}
 			f := fs[0]
-			if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 {
+			if f.Text() == "" || f.Fix == "" || len(f.Evidence) == 0 {
 				t.Errorf("incomplete: %+v", f)
 			}
 			if tt.line < 0 {
-				if len(f.Locations) > 0 || !strings.Contains(f.Message, "no user frame") {
-					t.Errorf("locations = %v, message %q: want none, and the message to say there is no user frame", f.Locations, f.Message)
+				if len(f.Locations) > 0 || !strings.Contains(f.Text(), "no user frame") {
+					t.Errorf("locations = %v, message %q: want none, and the message to say there is no user frame", f.Locations, f.Text())
 				}
 			} else if tt.line != 0 && (len(f.Locations) == 0 || f.Locations[0].Line != tt.line) {
 				t.Errorf("locations = %v, want line %d first", f.Locations, tt.line)
@@ -227,7 +227,7 @@ func TestMergeSites(t *testing.T) {
 	if len(fs) != 4 {
 		t.Fatalf("got %d findings, want 4: %v", len(fs), rules(fs))
 	}
-	if fs[0].Message != "big" || fs[0].Severity != finding.Warning || len(fs[0].Evidence) != 1 || fs[0].Evidence[0].Value != 1 {
+	if fs[0].Text() != "big" || fs[0].Severity != finding.Warning || len(fs[0].Evidence) != 1 || fs[0].Evidence[0].Value != 1 {
 		t.Errorf("merged finding = %+v, want the first one's message at the higher severity with one merged site", fs[0])
 	}
 }
@@ -329,16 +329,16 @@ func TestLockConvoyExplainsTheBacklog(t *testing.T) {
 				}
 				n++
 				cpu := strings.Contains(strings.ToLower(f.Fix), "add cpu") || strings.Contains(f.Fix, "more CPUs")
-				named := strings.Contains(f.Message, "lock convoy at app/lock.go:60") && len(f.Locations) > 0 && f.Locations[0].Line == 60
+				named := strings.Contains(f.Text(), "lock convoy at app/lock.go:60") && len(f.Locations) > 0 && f.Locations[0].Line == 60
 				if c.convoy && (cpu || !named) {
-					t.Errorf("%s on a convoy: message %q, fix %q, at %v: want the lock named first and no CPU advice", f.Rule, f.Message, f.Fix, f.Locations)
+					t.Errorf("%s on a convoy: message %q, fix %q, at %v: want the lock named first and no CPU advice", f.Rule, f.Text(), f.Fix, f.Locations)
 				}
 				if c.convoy && f.Severity != finding.Info {
 					// the consequence of SD309's convoy: SD309 carries the cost
 					t.Errorf("%s on a convoy is %s, want info (a consequence)", f.Rule, f.Severity)
 				}
 				if !c.convoy && named {
-					t.Errorf("%s blames a lock the wake-ups do not follow: %q", f.Rule, f.Message)
+					t.Errorf("%s blames a lock the wake-ups do not follow: %q", f.Rule, f.Text())
 				}
 			}
 			if n != 2 {
@@ -404,11 +404,11 @@ func TestSpinThatLeavesPsIdle(t *testing.T) {
 			}
 			if c.want < 0 {
 				if len(sd) > 0 {
-					t.Errorf("SD308 on a site whose samples are its own code: %s", sd[0].Message)
+					t.Errorf("SD308 on a site whose samples are its own code: %s", sd[0].Text())
 				}
 				return
 			}
-			if len(sd) != 1 || sd[0].Severity != c.want || !strings.Contains(sd[0].Message, c.wantMsg) {
+			if len(sd) != 1 || sd[0].Severity != c.want || !strings.Contains(sd[0].Text(), c.wantMsg) {
 				t.Fatalf("SD308 %+v, want one %s saying %q", sd, c.want, c.wantMsg)
 			}
 		})
@@ -456,7 +456,7 @@ func TestSampledSpinWarnsWhateverTheSource(t *testing.T) {
 				t.Fatalf("SD308 %+v, want %s", sd308, c.want)
 			}
 			if c.want >= finding.Warning && (sd302 == nil || strings.Contains(strings.ToLower(sd302.Fix), "add cpu") ||
-				!strings.Contains(sd302.Message, "select or yield code")) {
+				!strings.Contains(sd302.Text(), "select or yield code")) {
 				t.Errorf("SD302 %+v: want the sampled wait as its cause, no CPU advice", sd302)
 			}
 		})
@@ -498,13 +498,13 @@ func TestSleepPollExplainsTheBacklog(t *testing.T) {
 			if sd302 == nil {
 				t.Fatalf("no SD302 in %v", rules(fs))
 			}
-			named := strings.Contains(sd302.Message, "sleep poll at app/poll.go:35")
+			named := strings.Contains(sd302.Text(), "sleep poll at app/poll.go:35")
 			cpu := strings.Contains(strings.ToLower(sd302.Fix), "add cpu")
 			if c.poll && (!named || cpu) {
-				t.Errorf("SD302 on a poll: %q / %q", sd302.Message, sd302.Fix)
+				t.Errorf("SD302 on a poll: %q / %q", sd302.Text(), sd302.Fix)
 			}
 			if !c.poll && named {
-				t.Errorf("SD302 blames a poll that SD307 does not report: %q", sd302.Message)
+				t.Errorf("SD302 blames a poll that SD307 does not report: %q", sd302.Text())
 			}
 		})
 	}

@@ -3,6 +3,28 @@
 //
 // It imports nothing of the project, so sources (lint, profile, exectrace,
 // procs, sweep, ...) and renderers (report) can both depend on it.
+//
+// # Findings as data
+//
+// A finding is data, and text only at the edge. A source sets What (the
+// headline: what was measured or found, one line of about 120 characters,
+// never more than MaxHeadline), Because (the cause, computed from the
+// figures) and the figures themselves in Evidence; the prose does not repeat
+// them. Whatever is learned later is a Note appended to Notes, never an edit
+// of another source's string: a join's corroboration (NoteCorroboration), a
+// link to the finding that causes this one (NoteCause), a qualifier such as
+// "cheap at this load" (NoteQualifier), a warning that the evidence is thin
+// (NoteThin), a pointer to related evidence such as a live snapshot
+// (NoteLink), and a Hint for a front end (NoteHint), such as "pass the source
+// directory", which a library writes in words and only the CLI turns into a
+// flag name (a library user cannot pass -src).
+//
+// Renderers compose: Headline is the first line, Text the whole sentence as
+// the one-line form always read ("what because why; note; note"). The JSON
+// form keeps "message" as that composition, so older consumers see what they
+// saw, and adds "what", "because" and "notes". Message, the old one-line
+// field, is read only when What is empty: a finding decoded from older JSON
+// or built by code that predates What.
 package finding
 
 import (
@@ -88,11 +110,28 @@ type Evidence struct {
 	Unit  string  `json:"unit"`
 }
 
+// MaxHeadline is the hard cap on a headline's length in characters; a
+// headline aims at about 120, one line of a wide terminal. A test over the
+// demo's and the corpus's findings holds every source to it.
+const MaxHeadline = 160
+
 // Finding is one diagnosed problem: "N because X, at file:line; do Y".
 type Finding struct {
-	Rule      string     // catalog ID, e.g. "SD101"
-	Severity  Severity   // info | warning | critical
-	Message   string     // one line, "N because X"
+	Rule     string   // catalog ID, e.g. "SD101"
+	Severity Severity // info | warning | critical
+	// What is the headline: what was measured or found, in one line
+	// (≤ MaxHeadline characters). The figures go in Evidence.
+	What string
+	// Because is the cause, as computed from the figures; renderers write
+	// it after What ("What because Because"). Empty when What says it all.
+	Because string
+	// Notes are what a later step or a qualifier adds, in order: read
+	// beneath the headline, composed after it in the one-line form.
+	Notes []Note
+	// Message is the legacy one-line form: the headline of a finding whose
+	// What is empty (decoded from older JSON, or built by code that
+	// predates What). Sources set What; readers call Headline or Text.
+	Message   string
 	Locations []Location // the user code to change, most relevant first
 	Evidence  []Evidence // the numbers behind it
 	Fix       string     // what to do, concretely
@@ -103,13 +142,201 @@ type Finding struct {
 	Sources []string
 }
 
+// NoteKind says what a Note adds to a finding.
+type NoteKind int
+
+const (
+	// NoteQualifier bounds the claim: "cheap at this load", "not
+	// recommended: ...", "the price of the hand-off design".
+	NoteQualifier NoteKind = iota
+	// NoteCorroboration: another source agrees ("the source confirms: ...",
+	// "2 sources agree").
+	NoteCorroboration
+	// NoteCause links to the finding that causes this one ("caused at
+	// least in part by ...: fix it first").
+	NoteCause
+	// NoteThin: the evidence is too thin or disturbed to be sure ("but the
+	// machine was busy", "below 20% in a single profile").
+	NoteThin
+	// NoteLink points at related evidence: a snapshot, a breakdown by label.
+	NoteLink
+	// NoteHint asks the front end for more input; Hint says which.
+	NoteHint
+)
+
+var noteKindNames = [...]string{
+	NoteQualifier:     "qualifier",
+	NoteCorroboration: "corroboration",
+	NoteCause:         "cause",
+	NoteThin:          "thin",
+	NoteLink:          "link",
+	NoteHint:          "hint",
+}
+
+func (k NoteKind) String() string {
+	if k < 0 || int(k) >= len(noteKindNames) {
+		return fmt.Sprintf("NoteKind(%d)", int(k))
+	}
+	return noteKindNames[k]
+}
+
+func (k NoteKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name. A kind this version does not know
+// (written by a newer schedoctor: a live monitor in the target) reads as
+// NoteQualifier, so that the note's text is still shown and the rest of
+// the document still read.
+func (k *NoteKind) UnmarshalText(b []byte) error {
+	*k = NoteQualifier
+	for i, n := range noteKindNames {
+		if string(b) == n {
+			*k = NoteKind(i)
+		}
+	}
+	return nil
+}
+
+// Hint names an input a front end can give to sharpen a finding. A library
+// says it in words (Note.Text); the CLI maps it to its flag.
+type Hint int
+
+const (
+	HintNone Hint = iota
+	// HintSourceDir: the module's source directory, to judge the code at a
+	// hot line (the CLI's -src DIR).
+	HintSourceDir
+	// HintPID: the live process, to measure its own threads (-pid).
+	HintPID
+	// HintCostProbe: measure the server's per-connection cost (-probe or
+	// -model).
+	HintCostProbe
+	// HintProcessCPU: the process's CPU time over a trace's window, to
+	// tell a host that withheld CPU from Go's own queueing (-process-cpu).
+	HintProcessCPU
+)
+
+var hintNames = [...]string{
+	HintNone:       "",
+	HintSourceDir:  "source-dir",
+	HintPID:        "pid",
+	HintCostProbe:  "cost-probe",
+	HintProcessCPU: "process-cpu",
+}
+
+func (h Hint) String() string {
+	if h < 0 || int(h) >= len(hintNames) {
+		return fmt.Sprintf("Hint(%d)", int(h))
+	}
+	return hintNames[h]
+}
+
+func (h Hint) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText reads a hint's name; one this version does not know reads
+// as HintNone (the note keeps its words, no flag is added).
+func (h *Hint) UnmarshalText(b []byte) error {
+	*h = HintNone
+	for i, n := range hintNames {
+		if string(b) == n {
+			*h = Hint(i)
+		}
+	}
+	return nil
+}
+
+// Note is one thing added beneath a finding's headline. Text is a clause,
+// lower case, no final period, composed after "; ".
+type Note struct {
+	Kind NoteKind `json:"kind"`
+	Text string   `json:"text"`
+	Hint Hint     `json:"hint,omitempty"` // with NoteHint: the input asked for
+}
+
+// Note appends a note of kind k, and returns f for chaining. An empty text
+// adds nothing. The notes are copied first, so that appending to a copy of
+// a finding (g := f) never writes into the original's notes.
+func (f *Finding) Note(k NoteKind, text string) *Finding {
+	if text != "" {
+		f.Notes = append(f.Notes[:len(f.Notes):len(f.Notes)], Note{Kind: k, Text: text})
+	}
+	return f
+}
+
+// AddHint appends a NoteHint asking for h, in the library's words (the
+// CLI replaces them with its flag).
+func (f *Finding) AddHint(h Hint, text string) *Finding {
+	f.Notes = append(f.Notes[:len(f.Notes):len(f.Notes)], Note{Kind: NoteHint, Text: text, Hint: h})
+	return f
+}
+
+// HasNote reports whether f carries a note of kind k.
+func (f Finding) HasNote(k NoteKind) bool {
+	return slices.ContainsFunc(f.Notes, func(n Note) bool { return n.Kind == k })
+}
+
+// Hints lists the hints f's notes carry, in order.
+func (f Finding) Hints() []Hint {
+	var hs []Hint
+	for _, n := range f.Notes {
+		if n.Kind == NoteHint && n.Hint != HintNone {
+			hs = append(hs, n.Hint)
+		}
+	}
+	return hs
+}
+
+// Headline is the first line a reader sees: What, or the legacy Message
+// when What is empty.
+func (f Finding) Headline() string {
+	if f.What != "" {
+		return f.What
+	}
+	return f.Message
+}
+
+// Reason is the headline and the cause, "What because Because", without
+// the notes.
+func (f Finding) Reason() string {
+	h := f.Headline()
+	if f.Because == "" {
+		return h
+	}
+	if h == "" {
+		return f.Because
+	}
+	return h + " because " + f.Because
+}
+
+// Text composes the one-line form: "What because Because; note; note".
+// It is the "message" of the JSON form and what renderers without room for
+// structure print.
+func (f Finding) Text() string {
+	var b strings.Builder
+	b.WriteString(f.Reason())
+	for _, n := range f.Notes {
+		if n.Text == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(n.Text)
+	}
+	return b.String()
+}
+
 // findingJSON is the wire form of the JSON contract (docs/contract.md): name and url
 // come from the catalog so that every consumer sees them without a lookup.
+// message is the composed Text, as it always was; what, because and notes
+// are the parts, added later and omitted when empty.
 type findingJSON struct {
 	Rule      string     `json:"rule"`
 	Name      string     `json:"name"`
 	Severity  Severity   `json:"severity"`
 	Message   string     `json:"message"`
+	What      string     `json:"what,omitempty"`
+	Because   string     `json:"because,omitempty"`
+	Notes     []Note     `json:"notes,omitempty"`
 	Locations []Location `json:"locations"`
 	Evidence  []Evidence `json:"evidence"`
 	Fix       string     `json:"fix"`
@@ -121,11 +348,19 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	j := findingJSON{
 		Rule:      f.Rule,
 		Severity:  f.Severity,
-		Message:   f.Message,
+		Message:   f.Text(),
+		What:      f.What,
+		Because:   f.Because,
+		Notes:     f.Notes,
 		Locations: f.Locations,
 		Evidence:  f.Evidence,
 		Fix:       f.Fix,
 		Sources:   f.Sources,
+	}
+	if j.What == "" && (j.Because != "" || len(j.Notes) > 0) {
+		// A legacy headline with parts added: name it, so that a reader
+		// of the parts has the headline too.
+		j.What = f.Message
 	}
 	if j.Locations == nil {
 		j.Locations = []Location{}
@@ -140,6 +375,8 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
+// UnmarshalJSON reads both forms: with "what", the parts (and message is
+// their composition, not kept); without, the legacy message as Message.
 func (f *Finding) UnmarshalJSON(b []byte) error {
 	var j findingJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -148,11 +385,16 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 	*f = Finding{
 		Rule:      j.Rule,
 		Severity:  j.Severity,
-		Message:   j.Message,
+		What:      j.What,
+		Because:   j.Because,
+		Notes:     j.Notes,
 		Locations: j.Locations,
 		Evidence:  j.Evidence,
 		Fix:       j.Fix,
 		Sources:   j.Sources,
+	}
+	if j.What == "" {
+		f.Message = j.Message
 	}
 	return nil
 }

@@ -188,3 +188,90 @@ func TestValidateFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingParts: the renderers compose a finding from its parts; the
+// JSON form keeps "message" as that composition (what older consumers
+// read) and adds the parts, which a reader gets back as they were.
+func TestFindingParts(t *testing.T) {
+	f := Finding{Rule: "SD204", Severity: Info, What: "12% of CPU (0.20 cores) busy-waits yielding with runtime.Gosched, at q.go:9",
+		Because: "parking takes only 1% of CPU"}
+	f.Note(NoteQualifier, "only 0.020 cores, cheap at this load")
+	f.Note(NoteQualifier, "") // adds nothing
+	f.AddHint(HintSourceDir, "give the module's source directory")
+	if got, want := f.Headline(), f.What; got != want {
+		t.Errorf("Headline = %q, want %q", got, want)
+	}
+	want := f.What + " because parking takes only 1% of CPU; only 0.020 cores, cheap at this load; give the module's source directory"
+	if got := f.Text(); got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if len(f.Notes) != 2 || !f.HasNote(NoteQualifier) || f.HasNote(NoteCause) || !slices.Equal(f.Hints(), []Hint{HintSourceDir}) {
+		t.Errorf("notes = %+v", f.Notes)
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["message"] != want || m["what"] != f.What || m["because"] != f.Because {
+		t.Errorf("JSON = %s", b)
+	}
+	notes, _ := m["notes"].([]any)
+	if len(notes) != 2 || notes[1].(map[string]any)["kind"] != "hint" || notes[1].(map[string]any)["hint"] != "source-dir" ||
+		notes[0].(map[string]any)["kind"] != "qualifier" {
+		t.Errorf("JSON notes = %s", b)
+	}
+	if _, ok := notes[0].(map[string]any)["hint"]; ok {
+		t.Errorf("a note with no hint carries one: %s", b)
+	}
+	var back Finding
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.What != f.What || back.Because != f.Because || !slices.Equal(back.Notes, f.Notes) || back.Message != "" || back.Text() != want {
+		t.Errorf("round trip: got %+v", back)
+	}
+
+	// A legacy finding (older JSON, no "what"): its message is the headline.
+	var old Finding
+	if err := json.Unmarshal([]byte(`{"rule":"SD101","severity":"warning","message":"select with default spins"}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if old.Headline() != "select with default spins" || old.Text() != old.Headline() {
+		t.Errorf("legacy: %+v", old)
+	}
+	b, _ = json.Marshal(old)
+	if strings.Contains(string(b), `"what"`) || !strings.Contains(string(b), `"message":"select with default spins"`) {
+		t.Errorf("legacy JSON = %s", b)
+	}
+	// A note added to a legacy finding: the parts name its headline.
+	old.Note(NoteCorroboration, "the source confirms: a select with a default")
+	b, _ = json.Marshal(old)
+	if !strings.Contains(string(b), `"what":"select with default spins"`) ||
+		!strings.Contains(string(b), `"message":"select with default spins; the source confirms: a select with a default"`) {
+		t.Errorf("legacy with a note, JSON = %s", b)
+	}
+	// A kind or hint of a newer version reads as a plain note: its text is
+	// kept, the document is still read, and no flag is asked for.
+	if err := json.Unmarshal([]byte(`{"rule":"SD101","what":"x","notes":[{"kind":"gossip","text":"y","hint":"telepathy"}]}`), &back); err != nil ||
+		!slices.Equal(back.Notes, []Note{{Kind: NoteQualifier, Text: "y"}}) {
+		t.Errorf("unknown kind and hint: %v, notes %+v", err, back.Notes)
+	}
+}
+
+// TestNoteDoesNotAlias: a join copies a finding (g := f) and adds a note to
+// the copy; the original must not see it.
+func TestNoteDoesNotAlias(t *testing.T) {
+	f := Finding{What: "x", Notes: make([]Note, 1, 4)}
+	f.Notes[0] = Note{Kind: NoteLink, Text: "a"}
+	g := f
+	g.Note(NoteCorroboration, "b")
+	h := f
+	h.Note(NoteCause, "c")
+	if len(f.Notes) != 1 || g.Notes[1].Text != "b" || h.Notes[1].Text != "c" {
+		t.Errorf("f %+v, g %+v, h %+v", f.Notes, g.Notes, h.Notes)
+	}
+}

@@ -513,18 +513,18 @@ func (lf *leakFinding) finding() finding.Finding {
 		}
 		ev = append(ev, finding.Evidence{Label: "of them labelled " + lc.Labels.String(), Value: float64(lc.Count), Unit: "goroutines"})
 	}
-	msg := fmt.Sprintf("%d goroutines leak parked at %s", lf.count, shortLoc(k.Wait))
+	what := fmt.Sprintf("%d goroutines leak parked at %s", lf.count, shortLoc(k.Wait))
 	if k.State != "" {
-		msg = fmt.Sprintf("%d goroutines leak parked in %s at %s", lf.count, k.State, shortLoc(k.Wait))
+		what = fmt.Sprintf("%d goroutines leak parked in %s at %s", lf.count, k.State, shortLoc(k.Wait))
 	}
 	if k.Created.Func != "" {
-		msg += fmt.Sprintf(", created at %s", shortLoc(k.Created))
+		what += fmt.Sprintf(", created at %s", shortLoc(k.Created))
 	}
-	msg += ", because " + strings.Join(why, "; ")
 	return finding.Finding{
 		Rule:      "SD701",
 		Severity:  finding.Warning,
-		Message:   msg,
+		What:      what,
+		Because:   strings.Join(why, "; "),
 		Locations: locs,
 		Evidence:  ev,
 		Fix:       fixFor(k),

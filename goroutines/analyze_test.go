@@ -71,8 +71,8 @@ func TestLeakPositives(t *testing.T) {
 			if tc.name == "leak profile debug=1" {
 				return // no state: the runtime frames are left out
 			}
-			if !strings.Contains(f.Fix, "make(chan T, 1)") || !strings.Contains(f.Message, "chan send") {
-				t.Errorf("message %q fix %q", f.Message, f.Fix)
+			if !strings.Contains(f.Fix, "make(chan T, 1)") || !strings.Contains(f.Text(), "chan send") {
+				t.Errorf("message %q fix %q", f.Text(), f.Fix)
 			}
 		})
 	}
@@ -94,8 +94,8 @@ func TestLeakGrowthDebug2Evidence(t *testing.T) {
 	if growth != 1199 || first != 99 || kept != 99 || oldest != 2 {
 		t.Errorf("growth %v first %v kept %v oldest %v", growth, first, kept, oldest)
 	}
-	if !strings.HasPrefix(f.Message, "1298 goroutines leak parked in chan send at main.go:61") {
-		t.Errorf("message %q", f.Message)
+	if !strings.HasPrefix(f.What, "1298 goroutines leak parked in chan send at main.go:61") {
+		t.Errorf("message %q", f.Text())
 	}
 }
 
@@ -129,7 +129,7 @@ func TestLeakNegatives(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range res.Findings {
-				t.Errorf("unexpected %s: %s", f.Rule, f.Message)
+				t.Errorf("unexpected %s: %s", f.Rule, f.Text())
 			}
 		})
 	}
@@ -256,7 +256,7 @@ func TestGrowthNeedsOneFormat(t *testing.T) {
 		}
 		for _, f := range res.Findings {
 			if _, ok := evidence(f, "growth between"); ok {
-				t.Errorf("%v: growth across formats: %s", files, f.Message)
+				t.Errorf("%v: growth across formats: %s", files, f.Text())
 			}
 		}
 	}

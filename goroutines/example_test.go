@@ -24,12 +24,12 @@ func ExampleAnalyze() {
 		log.Fatal(err)
 	}
 	for _, f := range res.Findings {
-		fmt.Println(f.Rule, f.Message)
+		fmt.Println(f.Rule, f.Text())
 	}
 	g := res.Summary.Groups[0]
 	fmt.Printf("%d → %d in %s at %s:%d\n", g.StartCount, g.Count, g.State, g.Wait.Func, g.Wait.Line)
 	// Output:
-	// SD701 1298 goroutines leak parked in chan send at main.go:61 (main.leakyHandler.func1), created at main.go:60 (main.leakyHandler), because it grew by 1199 between two dumps and 99 of the 99 of the first dump never left
+	// SD701 1298 goroutines leak parked in chan send at main.go:61 (main.leakyHandler.func1), created at main.go:60 (main.leakyHandler) because it grew by 1199 between two dumps and 99 of the 99 of the first dump never left
 	// 99 → 1298 in chan send at main.leakyHandler.func1:61
 }
 

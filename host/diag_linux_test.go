@@ -52,8 +52,8 @@ func TestListenBacklog(t *testing.T) {
 	}
 	var msgs []string
 	for _, f := range Findings(s) {
-		if f.Rule == "SD602" && strings.Contains(f.Message, "listen backlog") {
-			msgs = append(msgs, f.Message)
+		if f.Rule == "SD602" && strings.Contains(f.Text(), "listen backlog") {
+			msgs = append(msgs, f.Text())
 		}
 	}
 	if somaxconn <= 64 {

@@ -82,25 +82,29 @@ func limitFinding(s *Summary, l Limit, rank, biting int) finding.Finding {
 	switch {
 	case l.Dormant:
 		f.Severity = finding.Info
-		f.Message = fmt.Sprintf("%d connections at most once connection tracking starts, because %s is %s: %s", l.Capacity, l.Name, l.Value, l.Why)
+		f.What = fmt.Sprintf("%d connections at most once connection tracking starts", l.Capacity)
+		f.Because = fmt.Sprintf("%s is %s: %s", l.Name, l.Value, l.Why)
 	case l.Approximate:
 		f.Severity = finding.Info
-		f.Message = fmt.Sprintf("%d connections with data buffered at once exhaust TCP memory because %s: %s", l.Capacity, l.Name, l.Why)
+		f.What = fmt.Sprintf("%d connections with data buffered at once exhaust TCP memory", l.Capacity)
+		f.Because = fmt.Sprintf("%s: %s", l.Name, l.Why)
 	case l.Name == "memory":
 		pc := s.PerConn
 		f.Evidence = append(f.Evidence,
 			finding.Evidence{Label: "memory available (" + s.Memory.AvailableFrom + ")", Value: float64(s.Memory.AvailableBytes), Unit: "bytes"},
 			finding.Evidence{Label: "process memory per connection (" + pc.Source + ")", Value: pc.ProcessBytes, Unit: "bytes"},
 			finding.Evidence{Label: "kernel memory per connection (" + pc.Source + ")", Value: pc.KernelBytes, Unit: "bytes"})
-		f.Message = fmt.Sprintf("%d connections fit in memory, %s, because %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Why)
+		f.What = fmt.Sprintf("%d connections fit in memory, %s", l.Capacity, rankWords(rank, biting, s.Conns))
+		f.Because = l.Why
 		if pc.Source == Assumed.Source {
 			// An assumed cost is a range, not a measurement: say so and
 			// leave the warning to a measured figure.
 			f.Severity = finding.Info
-			f.Message += "; measure this server's cost with -probe or -model"
+			f.AddHint(finding.HintCostProbe, "measure this server's cost per connection")
 		}
 	default:
-		f.Message = fmt.Sprintf("%d connections at most, %s, because %s is %s: %s", l.Capacity, rankWords(rank, biting, s.Conns), l.Name, l.Value, l.Why)
+		f.What = fmt.Sprintf("%d connections at most, %s", l.Capacity, rankWords(rank, biting, s.Conns))
+		f.Because = fmt.Sprintf("%s is %s: %s", l.Name, l.Value, l.Why)
 		if l.Rule == "SD604" {
 			if c, ok := s.Value("net.netfilter.nf_conntrack_count"); ok {
 				f.Evidence = append(f.Evidence, finding.Evidence{Label: "nf_conntrack_count", Value: float64(c), Unit: "entries"})
@@ -118,8 +122,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 	smc, ok := s.get("net.core.somaxconn")
 	if ok && smc.v[0] < backlogFloor && smc.v[0] < s.Conns {
 		f := finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(smc.file),
-			Message: fmt.Sprintf("%d connections at most wait to be accepted on each listener because net.core.somaxconn is %d (the default since Linux 5.4 is 4096): a reconnect burst of %d clients overflows it and the SYNs are retried after 1s, 3s, 7s",
-				smc.v[0], smc.v[0], s.Conns),
+			What: fmt.Sprintf("%d connections at most wait to be accepted on each listener", smc.v[0]),
+			Because: fmt.Sprintf("net.core.somaxconn is %d (the default since Linux 5.4 is 4096): a reconnect burst of %d clients overflows it and the SYNs are retried after 1s, 3s, 7s",
+				smc.v[0], s.Conns),
 			Evidence: []finding.Evidence{{Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
 			Fix:      fmt.Sprintf("# %s, then sysctl --system, then restart the server (Go reads somaxconn when it listens)\nnet.core.somaxconn = %d", sysctlConf, max(backlogFloor, min(headroom(s.Conns), 65535))),
 		}
@@ -138,8 +143,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 			}
 			if float64(l.Queue) >= queueFull*limit && l.Queue > 0 {
 				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
-					Message: fmt.Sprintf("%d connections wait to be accepted on %s because the server accepts slower than they arrive: the queue is at %.0f%% of its %.0f limit (%s)",
-						l.Queue, l.Addr, 100*float64(l.Queue)/limit, limit, limitName),
+					What: fmt.Sprintf("%d connections wait to be accepted on %s", l.Queue, l.Addr),
+					Because: fmt.Sprintf("the server accepts slower than they arrive: the queue is at %.0f%% of its %.0f limit (%s)",
+						100*float64(l.Queue)/limit, limit, limitName),
 					Evidence: []finding.Evidence{{Label: "accept queue " + l.Addr, Value: float64(l.Queue), Unit: "connections"}, {Label: limitName, Value: limit, Unit: "connections"}},
 					Fix:      "Accept in a loop that does nothing else (hand each connection to its own goroutine at once), and raise net.core.somaxconn for bursts.",
 				})
@@ -149,8 +155,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 			// listen(2) is called), or it asks for less than Go would.
 			if l.Backlog > 0 && int64(l.Backlog) < smc.v[0] && int64(l.Backlog) < backlogFloor && int64(l.Backlog) < s.Conns {
 				out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(s.Process.Files),
-					Message: fmt.Sprintf("%d connections at most wait to be accepted on %s because its listen backlog is %d, below net.core.somaxconn %d: the server listened before somaxconn was raised, or asks for a smaller backlog",
-						l.Backlog, l.Addr, l.Backlog, smc.v[0]),
+					What: fmt.Sprintf("%d connections at most wait to be accepted on %s", l.Backlog, l.Addr),
+					Because: fmt.Sprintf("its listen backlog is %d, below net.core.somaxconn %d: the server listened before somaxconn was raised, or asks for a smaller backlog",
+						l.Backlog, smc.v[0]),
 					Evidence: []finding.Evidence{{Label: "listen backlog " + l.Addr + " (sock_diag)", Value: float64(l.Backlog), Unit: "connections"}, {Label: "net.core.somaxconn", Value: float64(smc.v[0]), Unit: "connections"}},
 					Fix:      "Restart the server so that it listens with the current somaxconn (Go's net.Listen asks for somaxconn), or pass a larger backlog to listen(2) where the program sets its own.",
 				})
@@ -161,8 +168,9 @@ func backlogFindings(s *Summary) []finding.Finding {
 	syn, oks := s.get("net.ipv4.tcp_max_syn_backlog")
 	if okc && oks && cookies == 0 && syn.v[0] < backlogFloor && syn.v[0] < s.Conns {
 		out = append(out, finding.Finding{Rule: "SD602", Severity: finding.Warning, Locations: loc(syn.file),
-			Message: fmt.Sprintf("%d half-open connections at most because net.ipv4.tcp_max_syn_backlog is %d and tcp_syncookies is 0: without cookies the last quarter of the SYN queue takes only known peers and the rest are dropped",
-				syn.v[0], syn.v[0]),
+			What: fmt.Sprintf("%d half-open connections at most", syn.v[0]),
+			Because: fmt.Sprintf("net.ipv4.tcp_max_syn_backlog is %d and tcp_syncookies is 0: without cookies the last quarter of the SYN queue takes only known peers and the rest are dropped",
+				syn.v[0]),
 			Evidence: []finding.Evidence{{Label: "net.ipv4.tcp_max_syn_backlog", Value: float64(syn.v[0]), Unit: "connections"}, {Label: "net.ipv4.tcp_syncookies", Value: 0, Unit: ""}},
 			Fix:      fmt.Sprintf("# %s, then sysctl --system\nnet.ipv4.tcp_syncookies = 1\nnet.ipv4.tcp_max_syn_backlog = %d", sysctlConf, max(backlogFloor, min(headroom(s.Conns), 65535))),
 		})
@@ -188,8 +196,9 @@ func conntrackFull(s *Summary) []finding.Finding {
 		return nil
 	}
 	return []finding.Finding{{Rule: "SD604", Severity: finding.Warning, Locations: loc(sysctlFile("net.netfilter.nf_conntrack_count")),
-		Message: fmt.Sprintf("%.0f%% of the conntrack table is in use because %d connections are tracked of nf_conntrack_max %d: a spike fills it and new connections are dropped",
-			100*share, c, cm.v[0]),
+		What: fmt.Sprintf("%.0f%% of the conntrack table is in use", 100*share),
+		Because: fmt.Sprintf("%d connections are tracked of nf_conntrack_max %d: a spike fills it and new connections are dropped",
+			c, cm.v[0]),
 		Evidence: []finding.Evidence{{Label: "nf_conntrack_count", Value: float64(c), Unit: "entries"}, {Label: "nf_conntrack_max", Value: float64(cm.v[0]), Unit: "entries"}},
 		Fix:      fmt.Sprintf("# %s, then sysctl --system\nnet.netfilter.nf_conntrack_max = %d", sysctlConf, headroom(c*2)),
 	}}
@@ -231,8 +240,9 @@ func tcpMemPressure(s *Summary) []finding.Finding {
 		return nil
 	}
 	return []finding.Finding{{Rule: "SD607", Severity: finding.Warning, Locations: loc("/proc/net/sockstat"),
-		Message: fmt.Sprintf("%d pages of TCP buffers in use because the %d TCP sockets hold data, at or above tcp_mem's pressure mark %d (hard limit %d): the kernel shrinks every socket's buffers",
-			used, s.Sockstat.TCPInUse+s.Sockstat.TCP6InUse, tm.v[1], tm.v[2]),
+		What: fmt.Sprintf("%d pages of TCP buffers in use", used),
+		Because: fmt.Sprintf("the %d TCP sockets hold data, at or above tcp_mem's pressure mark %d (hard limit %d): the kernel shrinks every socket's buffers",
+			s.Sockstat.TCPInUse+s.Sockstat.TCP6InUse, tm.v[1], tm.v[2]),
 		Evidence: []finding.Evidence{{Label: "TCP mem (sockstat)", Value: float64(used), Unit: "pages"}, {Label: "tcp_mem pressure", Value: float64(tm.v[1]), Unit: "pages"}, {Label: "tcp_mem max", Value: float64(tm.v[2]), Unit: "pages"}},
 		Fix:      fmt.Sprintf("# %s: raise tcp_mem (pages), and read sockets promptly\nnet.ipv4.tcp_mem = %d %d %d", sysctlConf, tm.v[0]*2, tm.v[1]*2, tm.v[2]*2),
 	}}
@@ -259,13 +269,14 @@ func leakFindings(s *Summary) []finding.Finding {
 		pile = w.StuckCloseWait >= closeWaitStuck
 	}
 	if pile && (len(p.CloseWait) > 0 || len(p.CloseWaitPeers) > 0) {
-		var msg string
+		f := finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc(p.Files)}
 		var ev []finding.Evidence
 		fix := "Close every connection on every path: after a read returns io.EOF or an error, call conn.Close (defer it where the connection is accepted)."
 		if len(p.CloseWait) > 0 && (len(p.CloseWaitPeers) == 0 || p.CloseWait[0].Count >= p.CloseWaitPeers[0].Count) {
 			// A server's: the accepted connections share the listener's port.
 			top := p.CloseWait[0]
-			msg = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d on local port %d, because the peer closed and the program never called Close", total, who, top.Count, top.Port)
+			f.What = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d on local port %d", total, who, top.Count, top.Port)
+			f.Because = "the peer closed and the program never called Close"
 			ev = []finding.Evidence{
 				{Label: "sockets in CLOSE_WAIT", Value: float64(total), Unit: "sockets"},
 				{Label: fmt.Sprintf("in CLOSE_WAIT on local port %d", top.Port), Value: float64(top.Count), Unit: "sockets"},
@@ -273,7 +284,8 @@ func leakFindings(s *Summary) []finding.Finding {
 		} else {
 			// A client's: ephemeral local ports, few peers.
 			peer := p.CloseWaitPeers[0]
-			msg = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d dialled to %s, because the server closed and the program never called Close", total, who, peer.Count, peer.Peer)
+			f.What = fmt.Sprintf("%d sockets of %s in CLOSE_WAIT, %d dialled to %s", total, who, peer.Count, peer.Peer)
+			f.Because = "the server closed and the program never called Close"
 			ev = []finding.Evidence{
 				{Label: "sockets in CLOSE_WAIT", Value: float64(total), Unit: "sockets"},
 				{Label: "in CLOSE_WAIT dialled to " + peer.Peer, Value: float64(peer.Count), Unit: "sockets"},
@@ -281,10 +293,11 @@ func leakFindings(s *Summary) []finding.Finding {
 			fix = "Close what you dial on every path: defer resp.Body.Close() (and drain it) for HTTP responses, conn.Close() after io.EOF for raw connections."
 		}
 		if w != nil {
-			msg += fmt.Sprintf(" (%d stayed in CLOSE_WAIT for the whole %gs watch)", w.StuckCloseWait, w.Seconds)
+			f.Note(finding.NoteCorroboration, fmt.Sprintf("%d stayed in CLOSE_WAIT for the whole %gs watch", w.StuckCloseWait, w.Seconds))
 			ev = append(ev, finding.Evidence{Label: fmt.Sprintf("CLOSE_WAIT sockets unchanged over %gs", w.Seconds), Value: float64(w.StuckCloseWait), Unit: "sockets"})
 		}
-		out = append(out, finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc(p.Files), Message: msg, Evidence: ev, Fix: fix})
+		f.Evidence, f.Fix = ev, fix
+		out = append(out, f)
 	}
 	if w != nil && len(w.FDs) >= 2 {
 		first, last := w.FDs[0], w.FDs[len(w.FDs)-1]
@@ -299,7 +312,10 @@ func leakFindings(s *Summary) []finding.Finding {
 		steady := float64(rising) >= 0.75*float64(len(w.FDs)-1)
 		if growth >= fdGrowthMin && float64(growth) >= fdGrowthShare*float64(first) && last == peak && steady {
 			rate := float64(growth) / w.Seconds
-			msg := fmt.Sprintf("%d descriptors opened and not closed in %gs by %s (%d to %d, %.1f/s) because connections or files are leaking", growth, w.Seconds, who, first, last, rate)
+			f := finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc("/proc/" + strconv.Itoa(s.Target.PID) + "/fd"),
+				What:    fmt.Sprintf("%d descriptors opened and not closed in %gs by %s (%d to %d, %.1f/s)", growth, w.Seconds, who, first, last, rate),
+				Because: "connections or files are leaking",
+				Fix:     "Find what holds them (ls -l /proc/PID/fd, a goroutine dump: schedoctor goroutines) and close them on every path; for HTTP clients, defer resp.Body.Close()."}
 			ev := []finding.Evidence{
 				{Label: "descriptors at start", Value: float64(first), Unit: "fds"},
 				{Label: "descriptors at end", Value: float64(last), Unit: "fds"},
@@ -307,11 +323,11 @@ func leakFindings(s *Summary) []finding.Finding {
 			}
 			if nf := s.Nofile; nf != nil && rate > 0 && nf.Hard > int64(last) {
 				left := float64(nf.Hard-int64(last)) / rate
-				msg += fmt.Sprintf("; at this rate RLIMIT_NOFILE (%d) is reached in %s", nf.Hard, durationWords(left))
+				f.Note(finding.NoteQualifier, fmt.Sprintf("at this rate RLIMIT_NOFILE (%d) is reached in %s", nf.Hard, durationWords(left)))
 				ev = append(ev, finding.Evidence{Label: "time to RLIMIT_NOFILE", Value: left, Unit: "s"})
 			}
-			out = append(out, finding.Finding{Rule: "SD608", Severity: finding.Warning, Locations: loc("/proc/" + strconv.Itoa(s.Target.PID) + "/fd"), Message: msg, Evidence: ev,
-				Fix: "Find what holds them (ls -l /proc/PID/fd, a goroutine dump: schedoctor goroutines) and close them on every path; for HTTP clients, defer resp.Body.Close()."})
+			f.Evidence = ev
+			out = append(out, f)
 		}
 	}
 	return out

@@ -237,7 +237,7 @@ func TestProxyDescriptors(t *testing.T) {
 	}
 	var fix string
 	for _, f := range Findings(two) {
-		if f.Rule == "SD601" && strings.Contains(f.Message, "RLIMIT_NOFILE") {
+		if f.Rule == "SD601" && strings.Contains(f.Text(), "RLIMIT_NOFILE") {
 			fix = f.Fix
 		}
 	}
@@ -251,14 +251,14 @@ func TestProxyDescriptors(t *testing.T) {
 func TestMemoryFindingSeverity(t *testing.T) {
 	s := inspectFixture(t, "stock", Options{}, nil)
 	for _, f := range Findings(s) {
-		if f.Rule == "SD607" && strings.Contains(f.Message, "fit in memory") && f.Severity != finding.Info {
-			t.Errorf("assumed cost: %v %s", f.Severity, f.Message)
+		if f.Rule == "SD607" && strings.Contains(f.Text(), "fit in memory") && f.Severity != finding.Info {
+			t.Errorf("assumed cost: %v %s", f.Severity, f.Text())
 		}
 	}
 	s = inspectFixture(t, "stock", Options{PerConn: &PerConn{ProcessBytes: 8192, KernelBytes: 4096, Source: "probe"}}, nil)
 	found := false
 	for _, f := range Findings(s) {
-		if f.Rule == "SD607" && strings.Contains(f.Message, "fit in memory") {
+		if f.Rule == "SD607" && strings.Contains(f.Text(), "fit in memory") {
 			found = f.Severity == finding.Warning
 		}
 	}
@@ -336,7 +336,7 @@ func TestAcceptQueue(t *testing.T) {
 		s := inspectFixture(t, "tuned", Options{}, map[string]string{"proc/sys/net/core/somaxconn": "4096\n", "proc/4242/net/tcp": table(queue)})
 		got := 0
 		for _, f := range Findings(s) {
-			if f.Rule == "SD602" && strings.Contains(f.Message, "wait to be accepted on 0.0.0.0:8080") {
+			if f.Rule == "SD602" && strings.Contains(f.Text(), "wait to be accepted on 0.0.0.0:8080") {
 				got++
 			}
 		}

@@ -75,16 +75,16 @@ func TestCloseWaitLab(t *testing.T) {
 		t.Fatalf("no SD608 finding for %+v", s.Process)
 	}
 	cw := leak[0]
-	if !strings.Contains(cw.Message, "CLOSE_WAIT") || !strings.Contains(cw.Message, "local port "+port) {
-		t.Errorf("CLOSE_WAIT finding does not name port %s: %s", port, cw.Message)
+	if !strings.Contains(cw.Text(), "CLOSE_WAIT") || !strings.Contains(cw.Text(), "local port "+port) {
+		t.Errorf("CLOSE_WAIT finding does not name port %s: %s", port, cw.Text())
 	}
-	if n := s.Process.ByState["CLOSE_WAIT"]; !strings.HasPrefix(cw.Message, strconv.Itoa(n)+" sockets") || n < 100 {
-		t.Errorf("message %q, want it to start with the %d sockets counted", cw.Message, n)
+	if n := s.Process.ByState["CLOSE_WAIT"]; !strings.HasPrefix(cw.Text(), strconv.Itoa(n)+" sockets") || n < 100 {
+		t.Errorf("message %q, want it to start with the %d sockets counted", cw.Text(), n)
 	}
 	if s.Watch.StuckCloseWait < 100 {
 		t.Errorf("%d CLOSE_WAIT sockets stayed over the watch, want every one of the first sample's", s.Watch.StuckCloseWait)
 	}
-	if grown := s.Watch.FDs[len(s.Watch.FDs)-1] - s.Watch.FDs[0]; len(leak) < 2 || !strings.Contains(leak[1].Message, "descriptors opened and not closed") {
+	if grown := s.Watch.FDs[len(s.Watch.FDs)-1] - s.Watch.FDs[0]; len(leak) < 2 || !strings.Contains(leak[1].Text(), "descriptors opened and not closed") {
 		if grown < 2*fdGrowthMin {
 			// The lab's clients run every 10ms; a machine too busy to let
 			// them run 40 times in 2s cannot show growth.
@@ -102,7 +102,7 @@ func TestCloseWaitLab(t *testing.T) {
 	}
 	for _, f := range Findings(s) {
 		if f.Rule == "SD608" {
-			t.Errorf("fixed twin: %s", f.Message)
+			t.Errorf("fixed twin: %s", f.Text())
 		}
 	}
 }

@@ -115,7 +115,7 @@ var page = template.Must(template.New("live").Funcs(template.FuncMap{
 <tr><th>flight recorder</th><td>{{.FlightRecorder}} · {{.Dir}}{{if .DirRefused}} (refused: {{.DirRefused}}){{end}}</td></tr>
 </table>
 <h2>Findings</h2>
-{{if .Findings}}<ul>{{range .Findings}}<li class="{{.Severity}}"><b>{{.Rule}}</b> {{.Severity}}: {{.Message}}{{if .Fix}}<br><i>fix:</i> {{.Fix}}{{end}}</li>{{end}}</ul>{{else}}<p>none</p>{{end}}
+{{if .Findings}}<ul>{{range .Findings}}<li class="{{.Severity}}"><b>{{.Rule}}</b> {{.Severity}}: {{.Text}}{{if .Fix}}<br><i>fix:</i> {{.Fix}}{{end}}</li>{{end}}</ul>{{else}}<p>none</p>{{end}}
 <h2>Triggers</h2>
 <table><tr><th>kind</th><th>active</th><th>fired</th><th>skipped</th><th>last</th><th>why</th></tr>
 {{range .Triggers}}<tr><td>{{.Kind}}</td><td>{{.Active}}</td><td>{{.Fired}}</td><td>{{.Skipped}}</td><td>{{if not .Last.IsZero}}{{.Last.UTC.Format "15:04:05Z"}}{{end}}</td><td>{{.Why}}</td></tr>{{end}}

@@ -147,8 +147,8 @@ func TestSpikeSnapshot(t *testing.T) {
 	var rules []string
 	for _, f := range s.Findings {
 		rules = append(rules, f.Rule)
-		if !strings.Contains(f.Message, s.Name) {
-			t.Errorf("snapshot finding does not name the snapshot: %q", f.Message)
+		if !strings.Contains(f.Text(), s.Name) {
+			t.Errorf("snapshot finding does not name the snapshot: %q", f.Text())
 		}
 	}
 	t.Logf("snapshot findings: %v", rules)
@@ -161,9 +161,9 @@ func TestSpikeSnapshot(t *testing.T) {
 		if f.Rule != "SD702" {
 			continue
 		}
-		t.Logf("SD702: %s at %v", f.Message, f.Locations)
-		if !strings.Contains(f.Message, s.Name) || !slices.Equal(f.Sources, []string{"live", "trace"}) || len(f.Locations) == 0 {
-			t.Errorf("SD702 not joined with the snapshot: sources %v, %d locations, %q", f.Sources, len(f.Locations), f.Message)
+		t.Logf("SD702: %s at %v", f.Text(), f.Locations)
+		if !strings.Contains(f.Text(), s.Name) || !slices.Equal(f.Sources, []string{"live", "trace"}) || len(f.Locations) == 0 {
+			t.Errorf("SD702 not joined with the snapshot: sources %v, %d locations, %q", f.Sources, len(f.Locations), f.Text())
 		}
 		for _, l := range f.Locations {
 			if !finding.UserFunction(l.Function) {
@@ -472,7 +472,7 @@ func TestGoroutineGrowth(t *testing.T) {
 	}
 	for _, f := range fs {
 		if f.Rule == "SD701" {
-			t.Logf("%s", f.Message)
+			t.Logf("%s", f.Text())
 			if len(f.Locations) != 0 {
 				t.Errorf("SD701 from counts has locations: %v", f.Locations)
 			}

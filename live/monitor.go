@@ -322,7 +322,7 @@ func (m *Monitor) joinTrace(f *finding.Finding, latest map[string]*Snapshot) {
 	if snap == nil {
 		return
 	}
-	f.Message += fmt.Sprintf("; trace of it: snapshot %s (%d findings)", snap.Name, len(snap.Findings))
+	f.Note(finding.NoteLink, fmt.Sprintf("trace of it: snapshot %s (%d findings)", snap.Name, len(snap.Findings)))
 	// The backlog findings already name the cause's lines (a spin, or the
 	// sites that queue); SD308 alone names the spinning site.
 	for _, r := range []string{"SD302", "SD301", "SD308"} {

@@ -157,8 +157,9 @@ func evaluate(st *State, w *ring, o Options) ([]finding.Finding, map[string]stri
 		fs = append(fs, finding.Finding{
 			Rule:     "SD701",
 			Severity: finding.Warning,
-			Message: fmt.Sprintf("%d more goroutines waiting than %s ago (%.2f/s) because waiting goroutines never drain: "+
-				"the lowest count rose in every quarter of the window (%s)", g.rise, fmtDur(secDur(g.secs)), rate, g.troughList()),
+			What:     fmt.Sprintf("%d more goroutines waiting than %s ago (%.2f/s)", g.rise, fmtDur(secDur(g.secs)), rate),
+			Because: fmt.Sprintf("waiting goroutines never drain: "+
+				"the lowest count rose in every quarter of the window (%s)", g.troughList()),
 			Evidence: []finding.Evidence{
 				{Label: "waiting goroutines, lowest in first quarter", Value: float64(g.troughs[0]), Unit: "goroutines"},
 				{Label: "waiting goroutines, lowest in last quarter", Value: float64(g.troughs[3]), Unit: "goroutines"},
@@ -177,9 +178,9 @@ func evaluate(st *State, w *ring, o Options) ([]finding.Finding, map[string]stri
 		fs = append(fs, finding.Finding{
 			Rule:     "SD703",
 			Severity: finding.Warning,
-			Message: fmt.Sprintf("%d more OS threads than %s ago (%d now) because threads blocked in syscalls or cgo calls "+
-				"keep being added and are not released: the lowest count rose in every quarter of the window (%s)",
-				g.rise, fmtDur(secDur(g.secs)), last.threads, g.troughList()),
+			What:     fmt.Sprintf("%d more OS threads than %s ago (%d now)", g.rise, fmtDur(secDur(g.secs)), last.threads),
+			Because: fmt.Sprintf("threads blocked in syscalls or cgo calls "+
+				"keep being added and are not released: the lowest count rose in every quarter of the window (%s)", g.troughList()),
 			Evidence: []finding.Evidence{
 				{Label: "threads, lowest in first quarter", Value: float64(g.troughs[0]), Unit: "threads"},
 				{Label: "threads, lowest in last quarter", Value: float64(g.troughs[3]), Unit: "threads"},
@@ -200,8 +201,9 @@ func evaluate(st *State, w *ring, o Options) ([]finding.Finding, map[string]stri
 		fs = append(fs, finding.Finding{
 			Rule:     "SD702",
 			Severity: sev,
-			Message: fmt.Sprintf("p99 scheduling latency %s (95%% interval %s–%s, %d sampled transitions, one in eight) over the last %s "+
-				"because %s", l.P99, fmtDur(secDur(l.P99Low)), l.P99High, l.Sampled, fmtDur(secDur(l.Span)), latencyCause(st, o)),
+			What: fmt.Sprintf("p99 scheduling latency %s (95%% interval %s–%s, %d sampled transitions, one in eight) over the last %s",
+				l.P99, fmtDur(secDur(l.P99Low)), l.P99High, l.Sampled, fmtDur(secDur(l.Span))),
+			Because: latencyCause(st, o),
 			Evidence: []finding.Evidence{
 				{Label: "p99 scheduling latency", Value: round(l.P99.Seconds*1e3, 3), Unit: "ms"},
 				{Label: "p99, 95% interval low", Value: round(l.P99Low*1e3, 3), Unit: "ms"},
@@ -281,7 +283,8 @@ func gcFinding(st *State, o Options) (finding.Finding, bool) {
 	return finding.Finding{
 		Rule:     "SD704",
 		Severity: finding.Warning,
-		Message:  what + " because " + why,
+		What:     what,
+		Because:  why,
 		Evidence: []finding.Evidence{
 			{Label: "GC share of used CPU", Value: round(g.CPUShare*100, 1), Unit: "%"},
 			{Label: "GC cycles", Value: float64(g.Cycles), Unit: "cycles"},

@@ -171,8 +171,8 @@ func TestGrowth(t *testing.T) {
 				t.Fatalf("rules %q, want %q: %v", got, c.want, fs)
 			}
 			for _, f := range fs {
-				if !strings.Contains(f.Message, " because ") {
-					t.Errorf("message %q is not \"N because X\"", f.Message)
+				if !strings.Contains(f.Text(), " because ") {
+					t.Errorf("message %q is not \"N because X\"", f.Text())
 				}
 				if c.want == "SD701" && conds["goroutines"] == "" || c.want == "SD703" && conds["threads"] == "" {
 					t.Errorf("no trigger condition for %s: %v", c.want, conds)
@@ -222,7 +222,7 @@ func TestLatencyRule(t *testing.T) {
 				if conds["latency"] == "" {
 					t.Errorf("no latency trigger: %v", conds)
 				}
-				if m := fs[0].Message; !strings.Contains(m, "because goroutines queued for the Ps: 20.0 runnable per P") {
+				if m := fs[0].Text(); !strings.Contains(m, "because goroutines queued for the Ps: 20.0 runnable per P") {
 					t.Errorf("message %q does not give the measured cause", m)
 				}
 			} else if conds["latency"] != "" {
@@ -289,8 +289,8 @@ func TestGCRule(t *testing.T) {
 			if got := rules(fs); got != c.want {
 				t.Fatalf("rules %q, want %q: %v", got, c.want, fs)
 			}
-			if c.want != "" && !strings.Contains(fs[0].Message, c.why) {
-				t.Errorf("message %q, want %q", fs[0].Message, c.why)
+			if c.want != "" && !strings.Contains(fs[0].Text(), c.why) {
+				t.Errorf("message %q, want %q", fs[0].Text(), c.why)
 			}
 		})
 	}

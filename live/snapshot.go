@@ -154,7 +154,7 @@ func (m *Monitor) snapshot(ctx context.Context, j job) {
 		return
 	}
 	for i := range fs {
-		fs[i].Message += " (snapshot " + name + ")"
+		fs[i].Note(finding.NoteLink, "snapshot "+name)
 	}
 	s.Findings = fs
 	s.Diagnosis = "done"

@@ -151,7 +151,8 @@ func aboveCPUs(s *Summary) *finding.Finding {
 		because = "the program sets it itself: " + g.Reason
 		fix = fmt.Sprintf("remove the runtime.GOMAXPROCS call (or call runtime.SetDefaultGOMAXPROCS), or %s", setFix(g.Recommended))
 	}
-	f.Message = fmt.Sprintf("GOMAXPROCS %d is above the %s available because %s", g.Value, cpuCount(c.Available), because)
+	f.What = fmt.Sprintf("GOMAXPROCS %d is above the %s available", g.Value, cpuCount(c.Available))
+	f.Because = because
 	f.Locations = loc(c.AvailableFile, originFile(s))
 	f.Evidence = []finding.Evidence{
 		{Label: "GOMAXPROCS (" + g.Origin + ")", Value: float64(g.Value), Unit: "Ps"},
@@ -183,8 +184,9 @@ func belowCPUs(s *Summary) *finding.Finding {
 	case "call":
 		fix = fmt.Sprintf("find the runtime.GOMAXPROCS call (the program's or a library's) and remove it, or call runtime.SetDefaultGOMAXPROCS() after it, so the runtime picks %d", g.DefaultWouldBe)
 	}
-	f.Message = fmt.Sprintf("GOMAXPROCS %d leaves %s of %s unused because %s", g.Value,
-		cpus(c.Available-float64(g.Value)), cpuCount(c.Available), because)
+	f.What = fmt.Sprintf("GOMAXPROCS %d leaves %s of %s unused", g.Value,
+		cpus(c.Available-float64(g.Value)), cpuCount(c.Available))
+	f.Because = because
 	f.Locations = loc(originFile(s), c.AvailableFile)
 	f.Evidence = []finding.Evidence{
 		{Label: "GOMAXPROCS (" + g.Origin + ")", Value: float64(g.Value), Unit: "Ps"},
@@ -232,8 +234,9 @@ func defaultOff(s *Summary) *finding.Finding {
 		return nil
 	}
 	f := newFinding("SD403")
-	f.Message = fmt.Sprintf("the container-aware GOMAXPROCS default (%d under the leaf quota of %s) is off because %s; the process gets %d",
-		g.DefaultWouldBe, cpuCount(s.available.leafQuota), strings.Join(reasons, ", and "), g.Value)
+	f.What = fmt.Sprintf("the container-aware GOMAXPROCS default (%d under the leaf quota of %s) is off; the process gets %d",
+		g.DefaultWouldBe, cpuCount(s.available.leafQuota), g.Value)
+	f.Because = strings.Join(reasons, ", and ")
 	f.Locations = loc(where, s.Cgroup.Levels[0].QuotaFile)
 	f.Evidence = []finding.Evidence{
 		{Label: "toolchain Go minor version", Value: float64(b.Minor), Unit: ""},
@@ -268,9 +271,10 @@ func throttled(s *Summary) *finding.Finding {
 	if worstRatio >= throttledCrit {
 		f.Severity = finding.Critical
 	}
-	f.Message = fmt.Sprintf("%.1f%% of CFS periods throttled (%d of %d, %.1f s stalled in all) because the cgroup uses up its quota "+
-		"before the period ends; GOMAXPROCS %d against %s", worstRatio*100, worst.Throttled, worst.Periods,
-		worst.ThrottledSeconds, s.GOMAXPROCS.Value, cpuCount(s.CPUs.Available))
+	f.What = fmt.Sprintf("%.1f%% of CFS periods throttled (%d of %d, %.1f s stalled in all)", worstRatio*100, worst.Throttled, worst.Periods,
+		worst.ThrottledSeconds)
+	f.Because = fmt.Sprintf("the cgroup uses up its quota before the period ends; GOMAXPROCS %d against %s",
+		s.GOMAXPROCS.Value, cpuCount(s.CPUs.Available))
 	f.Locations = loc(worst.File)
 	f.Evidence = []finding.Evidence{
 		{Label: "periods throttled", Value: math.Round(worstRatio*1000) / 10, Unit: "%"},
@@ -303,8 +307,9 @@ func parentTighter(s *Summary) *finding.Finding {
 		leafWords = "allows " + cpuCount(leaf.LimitCPUs)
 	}
 	f := newFinding("SD405")
-	f.Message = fmt.Sprintf("parent cgroup %s limits CPUs to %s while the leaf %s %s: the Go runtime and automaxprocs read only the leaf, so the default is %d",
-		l.Dir, cpuCount(l.LimitCPUs), leaf.Dir, leafWords, s.GOMAXPROCS.DefaultWouldBe)
+	f.What = fmt.Sprintf("parent cgroup %s limits CPUs to %s while the leaf %s %s",
+		l.Dir, cpuCount(l.LimitCPUs), leaf.Dir, leafWords)
+	f.Because = fmt.Sprintf("the Go runtime and automaxprocs read only the leaf, so the default is %d", s.GOMAXPROCS.DefaultWouldBe)
 	f.Locations = loc(l.QuotaFile, leaf.QuotaFile)
 	f.Evidence = []finding.Evidence{
 		{Label: "parent limit", Value: l.LimitCPUs, Unit: "CPUs"},
@@ -338,35 +343,37 @@ func pressure(s *Summary) *finding.Finding {
 	f := newFinding("SD406")
 	switch {
 	case waitHigh:
-		f.Message = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited on a run queue (%s waiting against %s running, %s) "+
-			"because the CPUs it may use were running other threads when it wanted one (%s): delay outside Go's scheduler",
-			100*w.Share, s.Target.PID, secs(w.WaitSeconds), secs(w.RunSeconds), waitScope(w), shortWords(w))
+		f.What = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited on a run queue (%s waiting against %s running, %s)",
+			100*w.Share, s.Target.PID, secs(w.WaitSeconds), secs(w.RunSeconds), waitScope(w))
+		f.Because = fmt.Sprintf("the CPUs it may use were running other threads when it wanted one (%s): delay outside Go's scheduler",
+			shortWords(w))
 		f.Locations = loc(w.Files)
 	case wakeLatency && !ownHigh:
 		f.Severity = finding.Info
-		f.Message = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited %s per timeslice on a run queue "+
-			"(%s waiting against %s running in %d timeslices, %s) because its threads block and wake often%s and each wake-up waits that "+
-			"long to reach a CPU: wake-up latency, not CPU pressure (%s)",
-			100*w.Share, s.Target.PID, micros(w.WaitPerTimeslice), secs(w.WaitSeconds), secs(w.RunSeconds), w.Timeslices, waitScope(w),
-			wakeRate(w), notShortWords(w))
+		f.What = fmt.Sprintf("%.0f%% of the time its threads wanted a CPU, process %d waited %s per timeslice on a run queue",
+			100*w.Share, s.Target.PID, micros(w.WaitPerTimeslice))
+		f.Because = fmt.Sprintf("its threads block and wake often%s and each wake-up waits that "+
+			"long to reach a CPU (%s waiting against %s running in %d timeslices, %s): wake-up latency, not CPU pressure (%s)",
+			wakeRate(w), secs(w.WaitSeconds), secs(w.RunSeconds), w.Timeslices, waitScope(w), notShortWords(w))
 		f.Locations = loc(w.Files)
 	default:
-		f.Message = fmt.Sprintf("%.1f%% of the last minute a task of its own cgroup %s waited for a CPU (cpu.pressure some avg60) because "+
-			"the cgroup's tasks wanted more CPU than they got: delay outside Go's scheduler", own.Avg60, path.Dir(own.File))
+		f.What = fmt.Sprintf("%.1f%% of the last minute a task of its own cgroup %s waited for a CPU (cpu.pressure some avg60)",
+			own.Avg60, path.Dir(own.File))
+		f.Because = "the cgroup's tasks wanted more CPU than they got: delay outside Go's scheduler"
 		f.Locations = loc(own.File)
 		switch {
 		case wakeLatency:
 			// The cgroup's stall may be this process's own wake-ups: PSI
 			// counts a woken task as stalled until it runs.
 			f.Severity = finding.Info
-			f.Message += fmt.Sprintf("; but this process's own threads waited %s per timeslice (%s), %s: wake-up latency, "+
-				"which the cgroup's pressure also counts, not CPU pressure", micros(w.WaitPerTimeslice), waitScope(w), notShortWords(w))
+			f.Note(finding.NoteQualifier, fmt.Sprintf("but this process's own threads waited %s per timeslice (%s), %s: wake-up latency, "+
+				"which the cgroup's pressure also counts, not CPU pressure", micros(w.WaitPerTimeslice), waitScope(w), notShortWords(w)))
 		case waitKnown && !waitShare:
 			// The cgroup is under pressure but this process barely waited:
 			// the pressure is its neighbours'. Say so, at info.
 			f.Severity = finding.Info
-			f.Message += fmt.Sprintf("; but this process's own threads waited only %.1f%% of the time they wanted a CPU (%s), so the "+
-				"pressure falls on other tasks of the cgroup", 100*w.Share, waitScope(w))
+			f.Note(finding.NoteQualifier, fmt.Sprintf("but this process's own threads waited only %.1f%% of the time they wanted a CPU (%s), so the "+
+				"pressure falls on other tasks of the cgroup", 100*w.Share, waitScope(w)))
 		}
 	}
 	if own != nil {
@@ -499,8 +506,8 @@ func noMemLimit(s *Summary) *finding.Finding {
 	target := uint64(float64(m.LimitBytes) * memLimitShare)
 	mib := target >> 20
 	f := newFinding("SD407")
-	f.Message = fmt.Sprintf("memory limit %s with no GOMEMLIMIT: the GC paces by GOGC alone, so a heap that grows toward the limit is OOM-killed instead of collected harder",
-		bytesWords(m.LimitBytes))
+	f.What = fmt.Sprintf("memory limit %s with no GOMEMLIMIT", bytesWords(m.LimitBytes))
+	f.Because = "the GC paces by GOGC alone, so a heap that grows toward the limit is OOM-killed instead of collected harder"
 	f.Locations = loc(m.File, s.Env.File)
 	f.Evidence = []finding.Evidence{
 		{Label: "memory limit", Value: float64(m.LimitBytes >> 20), Unit: "MiB"},
@@ -538,7 +545,7 @@ func oldRuntime(s *Summary) *finding.Finding {
 	}
 	missing = append(missing, "container-aware GOMAXPROCS (1.25)")
 	f := newFinding("SD408")
-	f.Message = fmt.Sprintf("the binary was built with %s, which lacks %s", b.GoVersion, strings.Join(missing, ", "))
+	f.What = fmt.Sprintf("the binary was built with %s, which lacks %s", b.GoVersion, strings.Join(missing, ", "))
 	f.Locations = loc(b.Path)
 	f.Evidence = []finding.Evidence{{Label: "toolchain Go minor version", Value: float64(b.Minor)}}
 	f.Fix = "rebuild with a current Go release (1.25 or later), with go ≥ 1.25 in go.mod"

@@ -45,7 +45,7 @@ func FuzzInspect(f *testing.F) {
 			if withdrawn(s, f.Rule) {
 				t.Fatalf("%s reported on a figure an unknown input could overturn", f.Rule)
 			}
-			if f.Message == "" || len(f.Evidence) == 0 {
+			if f.Text() == "" || len(f.Evidence) == 0 {
 				t.Fatalf("%s without message or evidence", f.Rule)
 			}
 		}

@@ -159,8 +159,8 @@ func TestLiveGOMAXPROCS8(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no SD401; findings %v", ruleIDs(Findings(s)))
 	}
-	if !strings.Contains(f.Message, "GOMAXPROCS 8 is above") || !slices.ContainsFunc(f.Locations, func(l finding.Location) bool { return l.File == fmt.Sprintf("/proc/%d/environ", pid) }) {
-		t.Errorf("SD401 = %s at %v", f.Message, f.Locations)
+	if !strings.Contains(f.Text(), "GOMAXPROCS 8 is above") || !slices.ContainsFunc(f.Locations, func(l finding.Location) bool { return l.File == fmt.Sprintf("/proc/%d/environ", pid) }) {
+		t.Errorf("SD401 = %s at %v", f.Text(), f.Locations)
 	}
 
 	// The same child without the variable: no SD401, and the live value
@@ -171,7 +171,7 @@ func TestLiveGOMAXPROCS8(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f := findingOf(Findings(s), "SD401"); f != nil {
-		t.Errorf("unexpected SD401 without GOMAXPROCS: %s", f.Message)
+		t.Errorf("unexpected SD401 without GOMAXPROCS: %s", f.Text())
 	}
 	if s.GOMAXPROCS.Origin != "live" || s.GOMAXPROCS.Live != s.GOMAXPROCS.Computed {
 		t.Errorf("live %d, computed %d (%s)", s.GOMAXPROCS.Live, s.GOMAXPROCS.Computed, s.GOMAXPROCS.Reason)
@@ -199,7 +199,7 @@ func TestLiveGOMAXPROCSCall(t *testing.T) {
 		t.Fatalf("GOMAXPROCS %+v, want live 1 by a call", g)
 	}
 	f := findingOf(Findings(s), "SD402")
-	if f == nil || !strings.Contains(f.Message, "runtime.GOMAXPROCS") {
+	if f == nil || !strings.Contains(f.Text(), "runtime.GOMAXPROCS") {
 		t.Errorf("SD402 = %+v", f)
 	}
 }
@@ -243,7 +243,7 @@ func TestLiveCgroupQuota(t *testing.T) {
 		t.Errorf("GOMAXPROCS %+v, want %d", s.GOMAXPROCS, want)
 	}
 	if f := findingOf(Findings(s), "SD401"); f != nil {
-		t.Errorf("SD401 for the runtime's own minimum: %s", f.Message)
+		t.Errorf("SD401 for the runtime's own minimum: %s", f.Text())
 	}
 
 	pid = startChild(t, enter, "GOMAXPROCS=8")
@@ -431,10 +431,10 @@ func TestLiveCPUPressure(t *testing.T) {
 	if f == nil || f.Severity != finding.Warning {
 		t.Fatalf("SD406 %+v, want a warning with %d busy processes on %d CPUs; wait %+v", f, 2*len(list)+1, len(list), *w)
 	}
-	if !strings.Contains(f.Message, "per timeslice") && !strings.Contains(f.Message, "threads waiting at once") {
-		t.Errorf("SD406 does not say why the CPUs were short: %s", f.Message)
+	if !strings.Contains(f.Text(), "per timeslice") && !strings.Contains(f.Text(), "threads waiting at once") {
+		t.Errorf("SD406 does not say why the CPUs were short: %s", f.Text())
 	}
-	t.Logf("%s; %.0fµs per timeslice, %.2f threads waiting", f.Message, w.WaitPerTimeslice*1e6, w.WaitingThreads)
+	t.Logf("%s; %.0fµs per timeslice, %.2f threads waiting", f.Text(), w.WaitPerTimeslice*1e6, w.WaitingThreads)
 }
 
 // TestLiveWakeLatency: a process that blocks and wakes a few thousand times
@@ -459,7 +459,7 @@ func TestLiveWakeLatency(t *testing.T) {
 	t.Logf("wake child: %d timeslices, %.0fµs per timeslice, %.1f%% share, %.2f threads waiting",
 		w.Timeslices, w.WaitPerTimeslice*1e6, 100*w.Share, w.WaitingThreads)
 	if f := findingOf(Findings(s), "SD406"); f != nil && f.Severity >= finding.Warning {
-		m.SkipIfBusy(t, "SD406 warned on a process that only wakes often: %s", f.Message)
-		t.Errorf("SD406 warned on a quiet machine for wake-up latency: %s", f.Message)
+		m.SkipIfBusy(t, "SD406 warned on a process that only wakes often: %s", f.Text())
+		t.Errorf("SD406 warned on a quiet machine for wake-up latency: %s", f.Text())
 	}
 }

@@ -94,7 +94,7 @@ func TestFixtures(t *testing.T) {
 				}
 			}
 			for _, f := range fs {
-				if f.Message == "" || f.Fix == "" || len(f.Evidence) == 0 || len(f.Locations) == 0 {
+				if f.Text() == "" || f.Fix == "" || len(f.Evidence) == 0 || len(f.Locations) == 0 {
 					t.Errorf("%s lacks a message, fix, evidence or location: %+v", f.Rule, f)
 				}
 				for _, l := range f.Locations {
@@ -260,9 +260,9 @@ func TestRulesPositiveAndNegative(t *testing.T) {
 			case tc.fires && i < 0:
 				t.Errorf("no %s; findings %v; GOMAXPROCS %+v", tc.rule, ruleIDs(fs), s.GOMAXPROCS)
 			case !tc.fires && i >= 0:
-				t.Errorf("unexpected %s: %s", tc.rule, fs[i].Message)
+				t.Errorf("unexpected %s: %s", tc.rule, fs[i].Text())
 			case tc.fires && fs[i].Severity != tc.sev:
-				t.Errorf("%s severity %v, want %v: %s", tc.rule, fs[i].Severity, tc.sev, fs[i].Message)
+				t.Errorf("%s severity %v, want %v: %s", tc.rule, fs[i].Severity, tc.sev, fs[i].Text())
 			}
 		})
 	}
@@ -349,7 +349,7 @@ func TestRootCgroupPressureIsHosts(t *testing.T) {
 	}
 	for _, f := range Findings(s) {
 		if f.Rule == "SD406" {
-			t.Errorf("SD406 from the host's pressure: %s", f.Message)
+			t.Errorf("SD406 from the host's pressure: %s", f.Text())
 		}
 	}
 }
@@ -393,11 +393,11 @@ func TestSD406WakeLatencyOverAWindow(t *testing.T) {
 				return
 			}
 			if f.Severity != tc.severity {
-				t.Errorf("severity %v, want %v: %s", f.Severity, tc.severity, f.Message)
+				t.Errorf("severity %v, want %v: %s", f.Severity, tc.severity, f.Text())
 			}
 			for _, w := range tc.words {
-				if !strings.Contains(f.Message, w) {
-					t.Errorf("message lacks %q: %s", w, f.Message)
+				if !strings.Contains(f.Text(), w) {
+					t.Errorf("message lacks %q: %s", w, f.Text())
 				}
 			}
 			if !slices.ContainsFunc(f.Evidence, func(e finding.Evidence) bool { return e.Label == "run-queue wait per timeslice" }) {

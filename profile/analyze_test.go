@@ -103,7 +103,7 @@ func TestFindings(t *testing.T) {
 			if len(f.Locations) == 0 || f.Locations[0].Line != c.line {
 				t.Errorf("locations %v, want line %d first", f.Locations, c.line)
 			}
-			if len(f.Evidence) < 2 || f.Fix == "" || !strings.Contains(f.Message, "cores") {
+			if len(f.Evidence) < 2 || f.Fix == "" || !strings.Contains(f.Text(), "cores") {
 				t.Errorf("finding lacks evidence, fix or cores: %+v", f)
 			}
 		})
@@ -114,7 +114,7 @@ func describe(res *Result) string {
 	var b bytes.Buffer
 	res.Summary.WriteText(&b)
 	for _, f := range res.Findings {
-		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Message + "\n")
+		b.WriteString(f.Rule + " " + f.Severity.String() + ": " + f.Text() + "\n")
 	}
 	return b.String()
 }
@@ -205,7 +205,7 @@ func TestLabels(t *testing.T) {
 	if !found {
 		t.Errorf("SD206 evidence lacks the label breakdown: %+v", res.Findings[0].Evidence)
 	}
-	if m := res.Findings[0].Message; !strings.Contains(m, "75% of it in endpoint=/v1/pay") {
+	if m := res.Findings[0].Text(); !strings.Contains(m, "75% of it in endpoint=/v1/pay") {
 		t.Errorf("message %q does not name the label", m)
 	}
 }

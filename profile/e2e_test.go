@@ -101,7 +101,7 @@ func cleanWarnings(t *testing.T, res *Result, procs int) []finding.Finding {
 			continue
 		}
 		if f.Rule == "SD208" && res.Summary.Cores < 0.9*float64(min(procs, runtime.NumCPU())) {
-			t.Logf("crowded machine (%.2f cores for %d Ps): %s", res.Summary.Cores, procs, f.Message)
+			t.Logf("crowded machine (%.2f cores for %d Ps): %s", res.Summary.Cores, procs, f.Text())
 			continue
 		}
 		out = append(out, f)
@@ -202,7 +202,7 @@ func TestLab(t *testing.T) {
 				// the calls that drive it; a run too short for that is a
 				// measurement to repeat, not a wrong answer.
 				if got != nil && len(got.Locations) == 0 && len(marks[rule]) > 0 && attempt < 3 {
-					t.Logf("attempt %d: %s without a line (too few samples): %s", attempt, rule, got.Message)
+					t.Logf("attempt %d: %s without a line (too few samples): %s", attempt, rule, got.Text())
 					got = nil
 					continue
 				}
@@ -233,7 +233,7 @@ func TestLab(t *testing.T) {
 					}
 					return res.Findings
 				}() {
-					if f.Rule == rule && strings.Contains(f.Message, "cheap at this load") {
+					if f.Rule == rule && strings.Contains(f.Text(), "cheap at this load") {
 						m.SkipIfBusy(t, "%s got %.2f cores in three runs (%s at %s only)", p.Name, res.Summary.Cores, rule, f.Severity)
 					}
 				}
@@ -260,7 +260,7 @@ func TestLab(t *testing.T) {
 				return // idle: no samples, nothing to warn about
 			}
 			if w := cleanWarnings(t, fres, runtime.GOMAXPROCS(0)); len(w) > 0 {
-				m.SkipIfBusy(t, "fixed twin warned: %s", w[0].Message)
+				m.SkipIfBusy(t, "fixed twin warned: %s", w[0].Text())
 				t.Errorf("fixed twin warned: %s", describe(fres))
 			}
 		})

@@ -141,9 +141,8 @@ func cutBy(c classify.Cause) string {
 
 func at(lines []UserLine, cut bool) string {
 	if len(lines) == 0 {
-		if cut {
-			return "with no user frame in its stacks and too few samples of the calls that drive it to name a line"
-		}
+		// cut: the calls that drive it were sampled too seldom to name
+		// a line (noLineNote, added beneath).
 		return "with no user frame in its stacks"
 	}
 	l := lines[0]
@@ -151,7 +150,9 @@ func at(lines []UserLine, cut bool) string {
 	if i := strings.LastIndexByte(file, '/'); i >= 0 {
 		file = file[i+1:]
 	}
-	return fmt.Sprintf("at %s:%d (%s)", file, l.Line, l.Function)
+	// The function is the location's (Locations[0]); the headline names
+	// only the line, to stay one line.
+	return fmt.Sprintf("at %s:%d", file, l.Line)
 }
 
 func ev(label string, v float64, unit string) finding.Evidence {
@@ -170,13 +171,17 @@ func round(v float64) float64 {
 // add appends a finding for a cause group with the standard evidence. The
 // severity is the catalog's; info when the cause uses fewer cores than the
 // limit; critical at twice the share limit and a whole core.
-func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string, causes []classify.Cause, fix string, extra ...finding.Evidence) {
+//
+// what completes the headline "N% of CPU (C cores) <what>, at file:line";
+// why, when not empty, is the Because.
+func (a *analysis) add(rule string, lim Limit, share, cores float64, what, why string, causes []classify.Cause, fix string, extra ...finding.Evidence) {
 	locs, lines, cut := a.where(causes...)
 	r, _ := finding.Lookup(rule)
 	f := finding.Finding{
 		Rule:     rule,
 		Severity: r.Severity,
-		Message:  fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s, %s", share, cores, msg, at(lines, cut)),
+		What:     fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s, %s", share, cores, what, at(lines, cut)),
+		Because:  why,
 		Evidence: []finding.Evidence{
 			ev("share of the profile's CPU time", share, "%"),
 			ev("cores (CPU time / profile duration)", cores, "cores"),
@@ -186,7 +191,7 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 	}
 	f.Evidence = append(f.Evidence, extra...)
 	if top := a.sum.row(causes[0]).Labels; len(top) > 0 && top[0].Share >= 50 {
-		f.Message += fmt.Sprintf(", %.0f%% of it in %s", top[0].Share, top[0].Label)
+		f.Note(finding.NoteLink, fmt.Sprintf("%.0f%% of it in %s", top[0].Share, top[0].Label))
 	}
 	for _, c := range causes {
 		row := a.sum.row(c)
@@ -206,11 +211,14 @@ func (a *analysis) add(rule string, lim Limit, share, cores float64, msg string,
 	}
 	if cut {
 		f.Fix += cutBy(causes[0])
+		if len(lines) == 0 {
+			f.Note(finding.NoteThin, noLineNote)
+		}
 	}
 	switch {
 	case cores < lim.Cores:
 		f.Severity = finding.Info
-		f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", cores)
+		f.Note(finding.NoteQualifier, cheap(cores))
 	case share >= criticalShareTimes*lim.Share && cores >= criticalCores:
 		f.Severity = finding.Critical
 	}
@@ -223,20 +231,20 @@ func (a *analysis) findings() {
 	a.churn()
 	if s, c, n := a.group(classify.IdleSpin); a.reach(th.IdleSpin, s, n) {
 		us, _, _ := a.group(classify.User)
-		a.add("SD202", th.IdleSpin, s, c, fmt.Sprintf("goes to idle Ps spinning for work (findRunnable/stealWork) because the "+
+		a.add("SD202", th.IdleSpin, s, c, "goes to idle Ps spinning for work (findRunnable/stealWork)", fmt.Sprintf("the "+
 			"work comes in pieces too small to keep the Ps busy: the program's own code runs at %.0f%% of CPU", us), []classify.Cause{classify.IdleSpin},
 			"give goroutines larger pieces of work, batch handoffs, or lower GOMAXPROCS to the parallelism the workload has")
 	}
 	if s, c, n := a.group(classify.Timers); a.reach(th.Timers, s, n) {
-		a.add("SD203", th.Timers, s, c, "goes to timer heap work because of "+a.sum.timerReason(), []classify.Cause{classify.Timers},
+		a.add("SD203", th.Timers, s, c, "goes to timer heap work", "of "+a.sum.timerReason(), []classify.Cause{classify.Timers},
 			"make the timer once and Reset it only when it fires (or use one deadline for the whole operation) instead of "+
 				"time.After or time.Sleep per iteration; block on the event instead of sleep-polling")
 	}
 	a.busyWait()
 	a.runtimeLock()
 	if s, c, n := a.group(classify.Mutex); a.reach(th.Mutex, s, n) {
-		a.add("SD206", th.Mutex, s, c, fmt.Sprintf("goes to sync.Mutex contention (lockSlow, semacquire, spinning): %.0f%% of "+
-			"it spinning for the lock, %.0f%% parking and waking waiters on the semaphore", a.sum.MutexSpinShare, 100-a.sum.MutexSpinShare),
+		a.add("SD206", th.Mutex, s, c, "goes to sync.Mutex contention (lockSlow, semacquire, spinning)", fmt.Sprintf("%.0f%% of "+
+			"it is spinning for the lock, %.0f%% parking and waking waiters on the semaphore", a.sum.MutexSpinShare, 100-a.sum.MutexSpinShare),
 			[]classify.Cause{classify.Mutex},
 			"shorten the critical section, shard the state, or give each goroutine its own copy and merge at the end; "+
 				"see the waiters with the mutex profile (runtime.SetMutexProfileFraction)")
@@ -267,16 +275,15 @@ func (a *analysis) busyWait() {
 			continue
 		}
 		locs, lines := candLocs(a.sum.Candidates, sp.Kind)
-		line := at(lines, sp.CutShare > 0 && len(lines) == 0)
+		line := at(lines, false)
 		var between *funcCPU
 		if sp.Kind == CandYield && len(lines) == 0 {
 			if between = a.onlyUserFunc(); between != nil {
 				locs = between.locs
-				line = fmt.Sprintf("(the yields' stacks are cut by mcall; between them the only user code running is %s, "+
-					"%.0f%% of the user CPU, at %s)", between.fn, between.part, at(between.lines, false)[3:])
+				line = at(between.lines, false)
 			}
 		}
-		what, fix, causes := spinWhat(sp.Kind, a.sum.CommShare, park, line)
+		what, why, fix, causes, ask := spinWhat(sp.Kind, a.sum.CommShare, park, line)
 		if sp.Kind == CandYield && len(lines) == 0 {
 			fix += cutBy(classify.Yield)
 		}
@@ -284,7 +291,8 @@ func (a *analysis) busyWait() {
 		f := finding.Finding{
 			Rule:     "SD204",
 			Severity: r.Severity,
-			Message:  fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s", sp.Share, sp.Cores, what),
+			What:     fmt.Sprintf("%.0f%% of CPU (%.2f cores) %s", sp.Share, sp.Cores, what),
+			Because:  why,
 			Evidence: []finding.Evidence{
 				ev("share of the profile's CPU time", sp.Share, "%"),
 				ev("cores (CPU time / profile duration)", sp.Cores, "cores"),
@@ -293,6 +301,16 @@ func (a *analysis) busyWait() {
 			},
 			Locations: locs,
 			Fix:       fix,
+		}
+		if sp.CutShare > 0 && len(lines) == 0 && between == nil {
+			f.Note(finding.NoteThin, noLineNote)
+		}
+		if between != nil {
+			f.Note(finding.NoteLink, fmt.Sprintf("the yields' stacks are cut by mcall; between them the only user code running is %s, "+
+				"%.0f%% of the user CPU", between.fn, between.part))
+		}
+		if ask {
+			f.AddHint(finding.HintSourceDir, SourceNotFound)
 		}
 		if sp.CutShare > 0 {
 			f.Evidence = append(f.Evidence, ev("of it with no user frame (cut by mcall)", sp.CutShare, "%"))
@@ -308,7 +326,7 @@ func (a *analysis) busyWait() {
 		f.Severity = finding.SpinSeverity(sp.Share, sp.Cores)
 		switch {
 		case sp.Cores < finding.SpinWarningCores:
-			f.Message += fmt.Sprintf("; only %.3f cores, cheap at this load", sp.Cores)
+			f.Note(finding.NoteQualifier, cheap(sp.Cores))
 		case sp.Kind == CandSelect && a.sum.CommShare >= SelectCommShare:
 			f.Severity = finding.Info
 		}
@@ -343,9 +361,9 @@ func (a *analysis) preempt() {
 	// lock-free queue's non-blocking Dequeue at once: preempted every
 	// 10ms at GOMAXPROCS = CPUs), so the message names both and the fix
 	// rules the loop out first.
-	a.add("SD208", a.th.Preempt, s, c, fmt.Sprintf("goes to async preemption (asyncPreempt) while the process ran at %.2f cores: "+
+	a.add("SD208", a.th.Preempt, s, c, fmt.Sprintf("goes to async preemption (asyncPreempt) while the process ran at %.2f cores", a.sum.Cores),
 		"threads kept running past their 10ms slice, which is what more running threads than CPUs look like, or a loop "+
-		"that never yields (a retry around a non-blocking call) where the preemptions land", a.sum.Cores),
+			"that never yields (a retry around a non-blocking call) where the preemptions land",
 		[]classify.Cause{classify.Preempt},
 		"first rule out a loop that never yields at the lines the preemptions hit (a spin on a non-blocking call, an "+
 			"atomic or a select with a default: `schedoctor lint`, or -src DIR so the profile reads it); else, when "+
@@ -359,10 +377,10 @@ func (a *analysis) preempt() {
 		switch {
 		case single && s < a.th.PreemptAlone:
 			f.Severity = finding.Info
-			f.Message += fmt.Sprintf("; below %.0f%% in a single profile, so corroborate with more profiles or a trace", a.th.PreemptAlone)
+			f.Note(finding.NoteThin, fmt.Sprintf("below %.0f%% in a single profile, so corroborate with more profiles or a trace", a.th.PreemptAlone))
 		case !single && !sustained:
 			f.Severity = finding.Info
-			f.Message += fmt.Sprintf("; not sustained: under %.0f%% in one of the profiles, so corroborate with a trace", a.th.Preempt.Share)
+			f.Note(finding.NoteThin, fmt.Sprintf("not sustained: under %.0f%% in one of the profiles, so corroborate with a trace", a.th.Preempt.Share))
 		}
 	}
 }
@@ -433,16 +451,16 @@ func (a *analysis) churn() {
 	if because == "" {
 		because = "what wakes them is not in the stacks (cut by mcall); run `schedoctor trace` for the wake reasons"
 	}
-	msg := "goes to waking and parking threads (runtime.futex via wakep/startm and stopm/notesleep) because of " + because
+	what, why := "goes to waking and parking threads (runtime.futex via wakep/startm and stopm/notesleep)", "of "+because
 	fix := "block on the event instead of sleep-polling (a channel, sync.WaitGroup, a semaphore), batch work so fewer " +
 		"wake-ups are needed, and hand items over in batches rather than one at a time"
 	if handoff {
-		msg = "goes to parking and waking goroutines and threads (scheduler, idle spinning, futex) because every channel " +
-			"hand-off parks the receiver: " + because
+		what = "goes to parking and waking goroutines and threads (scheduler, idle spinning, futex)"
+		why = "every channel hand-off parks the receiver: " + because
 		fix = "pass work in batches (a slice per send, a buffered channel the consumer drains in a loop) so one wake-up " +
 			"carries many items; a hand-off of one item per operation costs a park and a wake each time"
 	}
-	a.add("SD201", th.ThreadChurn, s, c, msg,
+	a.add("SD201", th.ThreadChurn, s, c, what, why,
 		[]classify.Cause{classify.ThreadChurn, classify.Channel, classify.Scheduler}, fix,
 		ev("wake: futex via wakep/startm/notewakeup", a.ruleShare("wake:"), "%"),
 		ev("park: futex via stopm/mPark/notesleep", a.ruleShare("park:"), "%"),
@@ -452,7 +470,7 @@ func (a *analysis) churn() {
 		f := &a.out[len(a.out)-1]
 		if f.Severity > finding.Info {
 			f.Severity = finding.Info
-			f.Message += "; the price of the hand-off design rather than a polling loop"
+			f.Note(finding.NoteQualifier, "the price of the hand-off design rather than a polling loop")
 		}
 	}
 }
@@ -483,7 +501,7 @@ func (a *analysis) gc() {
 		case al > as:
 			reason = "allocation itself (mallocgc)"
 		}
-		a.add("SD207", th.GC, alloc, c*alloc/max(s, 1e-9), "goes to the garbage collector (mark, assists, sweep), mostly "+reason, gc,
+		a.add("SD207", th.GC, alloc, c*alloc/max(s, 1e-9), "goes to the garbage collector (mark, assists, sweep)", "mostly of "+reason, gc,
 			"allocate less on the hot path (reuse buffers, sync.Pool, preallocate), and when memory allows raise GOGC "+
 				"with a GOMEMLIMIT as the ceiling", evs...)
 		return
@@ -496,7 +514,7 @@ func (a *analysis) gc() {
 	if !finding.UserFunction(by) {
 		who = "by " + by + " (the testing harness or the runtime, not the program's allocation rate)"
 	}
-	a.add("SD207", th.GC, forced, c*forced/max(s, 1e-9), "goes to garbage collections forced by runtime.GC() called "+who,
+	a.add("SD207", th.GC, forced, c*forced/max(s, 1e-9), "goes to garbage collections forced by runtime.GC()", "it is called "+who,
 		[]classify.Cause{classify.GCSweep},
 		"a pause caused by runtime.GC() is the call's cost: in a benchmark, the harness forces one before timing starts "+
 			"(b.ResetTimer keeps it out of ns/op); in a program, drop the explicit runtime.GC() call", evs...)
@@ -520,15 +538,15 @@ func (a *analysis) syscalls() {
 	}
 	batched := a.sum.SyscallBatchedShare
 	handoff := a.ruleShare("P handoff")
-	msg := fmt.Sprintf("goes to system calls and the P handoffs around them, %.0f%% of them through buffered or vectored "+
-		"writes", batched)
+	what, why := "goes to system calls and the P handoffs around them",
+		fmt.Sprintf("only %.0f%% of them come through buffered or vectored writes", batched)
 	fix := "buffer the I/O (bufio.Writer, larger reads), batch writes (net.Buffers/writev), and avoid a syscall per item"
 	if batched >= batchedEnough {
-		msg = fmt.Sprintf("goes to system calls, but %.0f%% of them already come through batching (bufio.Writer.Flush, "+
-			"net.Buffers/writev, io.Copy): the syscalls are the I/O itself, not a syscall per item", batched)
+		what = fmt.Sprintf("goes to system calls, %.0f%% of them already come through batching", batched)
+		why = "the syscalls are the I/O itself (bufio.Writer.Flush, net.Buffers/writev, io.Copy), not a syscall per item"
 		fix = "nothing to buffer: the writes are batched already; if the cost matters, send less or larger messages"
 	}
-	a.add("SD209", th.Syscall, s, c, msg, []classify.Cause{classify.Syscall}, fix,
+	a.add("SD209", th.Syscall, s, c, what, why, []classify.Cause{classify.Syscall}, fix,
 		ev("P handoff (handoffp/exitsyscallNoP)", handoff, "%"),
 		ev("syscall entry and exit bookkeeping", a.ruleShare("syscall entry"), "%"),
 		ev("syscall CPU through bufio/writev/io.Copy", batched, "% of syscall CPU"))
@@ -611,8 +629,16 @@ func (a *analysis) runtimeLock() {
 			because += fmt.Sprintf(", then %s (%.0f%%)", by[1].Driver, by[1].Share)
 		}
 	}
-	a.add("SD205", th.RuntimeLock, s, c, "spins or sleeps on runtime-internal locks (lock2/unlock2 → procyield/osyield/futex) because "+
+	a.add("SD205", th.RuntimeLock, s, c, "spins or sleeps on runtime-internal locks (lock2/unlock2 → procyield/osyield/futex)",
 		because, []classify.Cause{classify.RuntimeLock},
 		"shard the channel or timer the goroutines share, batch items, or let fewer goroutines share one channel",
 		ev("runtime locks taken by selects (sellock)", underSel, "%"))
+}
+
+// noLineNote says why a cause cut from its user frames names no line.
+const noLineNote = "too few samples of the calls that drive it to name a line"
+
+// cheap is the qualifier of a cause too small to matter at this load.
+func cheap(cores float64) string {
+	return fmt.Sprintf("only %.3f cores, cheap at this load", cores)
 }

@@ -591,26 +591,34 @@ func (a *analysis) thin() {
 	s.Thin = strings.Join(why, " and ") + ": too thin to rule causes out; profile for at least 30s while the program is under load"
 }
 
-// spinWhat explains a profile-only SD204 from what was measured.
-func spinWhat(kind string, comm, park float64, line string) (what, fix string, causes []classify.Cause) {
+// spinWhat explains a profile-only SD204 from what was measured: the
+// headline's end (what), the cause (why), the fix, and whether the source
+// would tell (then the finding asks for it).
+func spinWhat(kind string, comm, park float64, line string) (what, why, fix string, causes []classify.Cause, askSource bool) {
+	parking := fmt.Sprintf("parking takes only %.0f%% of CPU", park)
 	switch kind {
 	case CandNBSelect:
-		return fmt.Sprintf("busy-waits in a select with one case and a default (selectnbrecv/selectnbsend) %s, with parking at only %.0f%% of CPU", line, park),
-			"remove the select's default so the goroutine blocks until a case is ready (see SD101)", []classify.Cause{classify.Channel}
+		return "busy-waits in a select with one case and a default (selectnbrecv/selectnbsend) " + line, parking,
+			"remove the select's default so the goroutine blocks until a case is ready (see SD101)", []classify.Cause{classify.Channel}, false
 	case CandSelect:
 		if comm < SelectCommShare {
-			return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU and channel communications completing at "+
+			return "goes to selectgo " + line, fmt.Sprintf("%s and channel communications complete at "+
 					"only %.0f%%: the select neither blocks nor receives, so it spins (a default that neither blocks nor leaves, "+
-					"or a case always ready with nothing to receive: a closed channel, a done context)", line, park, comm),
+					"or a case always ready with nothing to receive: a closed channel, a done context)", parking, comm),
 				"if the select has a default inside a loop, remove the default so it blocks (see SD101); if a case is always " +
-					"ready (a closed channel, a cancelled context), leave the loop when it fires", []classify.Cause{classify.Channel}
+					"ready (a closed channel, a cancelled context), leave the loop when it fires", []classify.Cause{classify.Channel}, false
 		}
-		return fmt.Sprintf("goes to selectgo %s with parking at only %.0f%% of CPU: a select with a default that spins, or a blocking select whose channel is always ready (channel communications complete at %.0f%% of the CPU, so the profile cannot tell them apart; the source can: source not found, pass -src DIR)", line, park, comm),
-			"if the select has a default inside a loop, remove the default so it blocks (see SD101); if it blocks already, the channel is always ready and the CPU is the work", []classify.Cause{classify.Channel}
+		return "goes to selectgo " + line, fmt.Sprintf("%s: a select with a default that spins, or a blocking select whose channel is always ready "+
+				"(channel communications complete at %.0f%% of the CPU, so the profile cannot tell them apart; the source can)", parking, comm),
+			"if the select has a default inside a loop, remove the default so it blocks (see SD101); if it blocks already, the channel is always ready and the CPU is the work", []classify.Cause{classify.Channel}, true
 	}
-	return fmt.Sprintf("busy-waits yielding with runtime.Gosched %s, with parking at only %.0f%% of CPU", line, park),
-		"block on the event (a channel close, sync.WaitGroup, sync.Cond) instead of looping on runtime.Gosched (see SD106)", []classify.Cause{classify.Yield}
+	return "busy-waits yielding with runtime.Gosched " + line, parking,
+		"block on the event (a channel close, sync.WaitGroup, sync.Cond) instead of looping on runtime.Gosched (see SD106)", []classify.Cause{classify.Yield}, false
 }
+
+// SourceNotFound is the hint a finding carries when the source at its hot
+// line would decide it and was not read.
+const SourceNotFound = "source not found: give the module's source directory to read it"
 
 // userLines turns candidates into the locations of a finding.
 func candLocs(cs []Candidate, kind string) ([]finding.Location, []UserLine) {

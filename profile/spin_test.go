@@ -68,7 +68,7 @@ func TestSelectGoIsACandidateNotACertainty(t *testing.T) {
 			f = g
 		}
 	}
-	if len(f.Locations) == 0 || f.Locations[0].Line != 37 || !strings.Contains(f.Message, "pass -src DIR") {
+	if len(f.Locations) == 0 || f.Locations[0].Line != 37 || !slices.Equal(f.Hints(), []finding.Hint{finding.HintSourceDir}) {
 		t.Errorf("finding %+v: want the select's line 37 and the -src hint", f)
 	}
 	if rules(res.Findings, finding.Warning) != nil {
@@ -141,8 +141,8 @@ func TestGoschedCutNamesTheLoopsOnlyUserCode(t *testing.T) {
 	if len(f.Locations) == 0 || f.Locations[0].File != "/src/queue/ring.go" || f.Locations[0].Line != 152 {
 		t.Errorf("locations %v, want ring.go:152 (the only user code between yields)", f.Locations)
 	}
-	if !strings.Contains(f.Message, "only user code running is github.com/x/queue.(*Ring).Poll") {
-		t.Errorf("message %q does not say why it names Poll", f.Message)
+	if !strings.Contains(f.Text(), "only user code running is github.com/x/queue.(*Ring).Poll") {
+		t.Errorf("message %q does not say why it names Poll", f.Text())
 	}
 	if sp := res.Summary.spin(CandYield); sp.Share < 95 || sp.CutShare < 95 {
 		t.Errorf("yield spin %+v, want the lock2 under goschedImpl counted (~98%%)", sp)
@@ -190,8 +190,8 @@ func TestRuntimeGCIsNotASpinNorPressure(t *testing.T) {
 			gc = &res.Findings[i]
 		}
 	}
-	if gc == nil || gc.Severity != finding.Info || !strings.Contains(gc.Message, "forced by runtime.GC() called by testing.(*B).runN") ||
-		strings.Contains(gc.Message, "allocat") && !strings.Contains(gc.Message, "not the program's allocation") {
+	if gc == nil || gc.Severity != finding.Info || !strings.Contains(gc.What, "forced by runtime.GC()") || !strings.Contains(gc.Because, "called by testing.(*B).runN") ||
+		strings.Contains(gc.Text(), "allocat") && !strings.Contains(gc.Text(), "not the program's allocation") {
 		t.Fatalf("SD207 %+v, want info naming the harness's runtime.GC", gc)
 	}
 	for _, l := range gc.Locations {
@@ -216,8 +216,8 @@ func TestHandOffChurnIsReportedNotHidden(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no SD201\n%s", describe(res))
 	}
-	if f.Severity != finding.Info || !strings.Contains(f.Message, "channel hand-off") || !strings.Contains(f.Message, "100% of the wake-ups") {
-		t.Errorf("SD201 %s %q: want info naming the hand-off and the measured driver", f.Severity, f.Message)
+	if f.Severity != finding.Info || !strings.Contains(f.Text(), "channel hand-off") || !strings.Contains(f.Text(), "100% of the wake-ups") {
+		t.Errorf("SD201 %s %q: want info naming the hand-off and the measured driver", f.Severity, f.Text())
 	}
 	if len(f.Locations) == 0 || !strings.HasSuffix(f.Locations[0].File, "sieve.go") {
 		t.Errorf("SD201 at %v, want the sieve's channel line", f.Locations)
@@ -235,8 +235,8 @@ func TestSleepPollChurnStaysAWarning(t *testing.T) {
 	if got := rules(res.Findings, finding.Warning); len(got) == 0 || got[0] != "SD201" {
 		t.Fatalf("warnings %v, want SD201", got)
 	}
-	if !strings.Contains(res.Findings[0].Message, "because of timers") {
-		t.Errorf("message %q does not name the timer driver", res.Findings[0].Message)
+	if !strings.Contains(res.Findings[0].Text(), "because of timers") {
+		t.Errorf("message %q does not name the timer driver", res.Findings[0].Text())
 	}
 }
 
@@ -266,10 +266,10 @@ func TestSyscallsThroughBufioAreNotAdvisedToBuffer(t *testing.T) {
 				t.Fatalf("no SD209\n%s", describe(res))
 			}
 			if got := f.Severity >= finding.Warning; got != c.warn {
-				t.Errorf("severity %s, want warning=%v: %s", f.Severity, c.warn, f.Message)
+				t.Errorf("severity %s, want warning=%v: %s", f.Severity, c.warn, f.Text())
 			}
-			if c.batched && (strings.Contains(f.Fix, "buffer the I/O") || !strings.Contains(f.Message, "already come through batching")) {
-				t.Errorf("batched syscalls advised to buffer: %q / %q", f.Message, f.Fix)
+			if c.batched && (strings.Contains(f.Fix, "buffer the I/O") || !strings.Contains(f.Text(), "already come through batching")) {
+				t.Errorf("batched syscalls advised to buffer: %q / %q", f.Text(), f.Fix)
 			}
 		})
 	}
@@ -327,8 +327,8 @@ func TestNoLocationOutsideUserCode(t *testing.T) {
 					t.Errorf("%s located at %v: not user code", f.Rule, l)
 				}
 			}
-			if len(f.Locations) == 0 && !strings.Contains(f.Message, "no user frame") {
-				t.Errorf("%s has no location and does not say why: %s", f.Rule, f.Message)
+			if len(f.Locations) == 0 && !strings.Contains(f.Text(), "no user frame") {
+				t.Errorf("%s has no location and does not say why: %s", f.Rule, f.Text())
 			}
 		}
 	}
@@ -343,7 +343,7 @@ func TestBecauseFromMeasuredFigures(t *testing.T) {
 	}{
 		{"timers made per iteration", "SD203", "because of timers made (time.After, NewTimer, AfterFunc, NewTicker) (100% of the timer CPU)", mix(2, stkTimerNew, 0.8, stkUser, 1.0)},
 		{"sleeps", "SD203", "because of time.Sleep calls (100% of the timer CPU)", mix(2, stkSleep, 0.8, stkUser, 1.0)},
-		{"mutex spinning", "SD206", "100% of it spinning for the lock", mix(2, stkMutex, 1.0, stkUser, 1.0)},
+		{"mutex spinning", "SD206", "because 100% of it is spinning for the lock", mix(2, stkMutex, 1.0, stkUser, 1.0)},
 		{"preemption", "SD208", "while the process ran at 1.00 cores", mix(2, stkPreempt, 1.0, stkUser, 1.0)},
 		{"idle Ps", "SD202", "the program's own code runs at 57% of CPU", mix(2, stkSteal, 0.6, stkUser, 0.8)},
 		{"runtime lock under a select that parks", "SD205", "because runtime.sellock takes it (100% of the runtime-lock CPU)", mix(2, stkRTLock, 0.6, stkUser, 1.0, stkSchedule, 0.4)},
@@ -355,8 +355,8 @@ func TestBecauseFromMeasuredFigures(t *testing.T) {
 			}
 			for _, f := range res.Findings {
 				if f.Rule == c.rule {
-					if !strings.Contains(f.Message, c.want) {
-						t.Errorf("%s message %q, want %q", c.rule, f.Message, c.want)
+					if !strings.Contains(f.Text(), c.want) {
+						t.Errorf("%s message %q, want %q", c.rule, f.Text(), c.want)
 					}
 					return
 				}
@@ -430,14 +430,14 @@ func TestRecordedSelectSpinAndItsWorkTwin(t *testing.T) {
 					sd = append(sd, f)
 				}
 				if f.Rule != "SD204" && f.Severity >= finding.Warning {
-					t.Errorf("warning %s: %s", f.Rule, f.Message)
+					t.Errorf("warning %s: %s", f.Rule, f.Text())
 				}
 			}
 			switch {
 			case c.want < 0 && len(sd) > 0:
 				t.Errorf("the loop's work called a busy wait: %+v", sd)
 			case c.want == finding.Info && len(sd) > 0 && sd[0].Severity > finding.Info:
-				t.Errorf("an always-ready blocking select warned: %s", sd[0].Message)
+				t.Errorf("an always-ready blocking select warned: %s", sd[0].Text())
 			case c.want >= finding.Warning && (len(sd) != 1 || sd[0].Severity < c.want):
 				t.Fatalf("SD204 %+v, want one at %s or above\n%s", sd, c.want, describe(res))
 			case c.want >= finding.Warning && (sd[0].Locations[0].Line != c.line ||
@@ -486,7 +486,7 @@ func TestLockedThreadYieldIsAYieldSpin(t *testing.T) {
 	}
 	for _, f := range res.Findings {
 		if f.Rule == "SD201" && f.Severity >= finding.Warning {
-			t.Errorf("the locked yield's hand-offs called thread churn: %s", f.Message)
+			t.Errorf("the locked yield's hand-offs called thread churn: %s", f.Text())
 		}
 		for _, l := range f.Locations {
 			if l.Function == "main.work" && f.Rule == "SD204" {

@@ -28,7 +28,12 @@ var sample = Report{
 		{
 			Rule:     "SD201",
 			Severity: finding.Warning,
-			Message:  "56.5% of CPU samples (0.05 cores) are threads woken and parked over and over, because a loop polls with time.Sleep(5µs)",
+			What:     "56.5% of CPU samples (0.05 cores) are threads woken and parked over and over",
+			Because:  "a loop polls with time.Sleep(5µs)",
+			Notes: []finding.Note{
+				{Kind: finding.NoteCorroboration, Text: "the source confirms: a loop around time.Sleep"},
+				{Kind: finding.NoteHint, Hint: finding.HintSourceDir, Text: "give the module's source directory to read the other lines"},
+			},
 			Locations: []finding.Location{
 				{File: "/src/app/poll.go", Line: 42, Function: "main.waitReady"},
 				{File: "/src/app/main.go", Line: 17, Function: "main.main"},

@@ -66,7 +66,7 @@ func SARIF(w io.Writer, r Report, opt SARIFOptions) error {
 		res := sarifResult{
 			RuleID:  f.Rule,
 			Level:   sarifLevel(f.Severity),
-			Message: sarifText{Text: f.Message},
+			Message: sarifText{Text: f.Text()},
 		}
 		if i, ok := index[f.Rule]; ok {
 			res.RuleIndex = &i
@@ -94,8 +94,23 @@ func SARIF(w io.Writer, r Report, opt SARIFOptions) error {
 			}
 			res.Locations = append(res.Locations, loc)
 		}
+		// The message is the composed sentence; the parts ride along in
+		// the result's property bag, as in the JSON form.
+		props := map[string]any{}
 		if len(f.Evidence) > 0 {
-			res.Properties = map[string]any{"evidence": f.Evidence}
+			props["evidence"] = f.Evidence
+		}
+		if f.What != "" {
+			props["what"] = f.What
+		}
+		if f.Because != "" {
+			props["because"] = f.Because
+		}
+		if len(f.Notes) > 0 {
+			props["notes"] = f.Notes
+		}
+		if len(props) > 0 {
+			res.Properties = props
 		}
 		run.Results = append(run.Results, res)
 	}

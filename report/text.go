@@ -143,7 +143,7 @@ func (p *textPrinter) compact(f finding.Finding) {
 	if r, ok := finding.Lookup(f.Rule); ok {
 		name = " " + r.Name
 	}
-	line := fmt.Sprintf("%s%s%s: %s", textsafe.String(where), p.paint(severityColor[f.Severity], textsafe.String(f.Rule)), name, textsafe.String(f.Message))
+	line := fmt.Sprintf("%s%s%s: %s", textsafe.String(where), p.paint(severityColor[f.Severity], textsafe.String(f.Rule)), name, textsafe.String(f.Text()))
 	if p.opt.Wide {
 		fmt.Fprintln(p.w, line) // one line per finding, for grep and editors
 		return
@@ -161,7 +161,21 @@ func (p *textPrinter) finding(f finding.Finding) {
 	// names, wait reasons, labels): escaped before it is wrapped or painted,
 	// so a name cannot forge a line or colour the terminal.
 	head := p.paint(ansiBold, textsafe.String(f.Rule)+name)
-	p.wrap("  ", "    ", head+": "+textsafe.String(f.Message))
+	// The headline on the first line; the cause and the notes beneath it.
+	p.wrap("  ", "    ", head+": "+textsafe.String(f.Headline()))
+	if f.Because != "" {
+		p.wrap("    ", "      ", "because "+textsafe.String(f.Because))
+	}
+	for _, n := range f.Notes {
+		if n.Text == "" {
+			continue
+		}
+		label := "note: "
+		if n.Kind == finding.NoteHint {
+			label = "hint: "
+		}
+		p.wrap("    ", "      ", label+textsafe.String(n.Text))
+	}
 	// Locations are not wrapped: a path split over two lines cannot be
 	// copied or clicked.
 	for i, l := range f.Locations {

@@ -144,7 +144,7 @@ func foldBacklogIntoStorm(fs []finding.Finding) []finding.Finding {
 			s.Evidence = append(s.Evidence, finding.Evidence{Label: e.Label + " (the yielders, re-queued)", Value: e.Value, Unit: e.Unit})
 		}
 	}
-	s.Message += "; the run-queue backlog seen beside it is these yields re-queued, not a lack of CPU"
+	s.Note(finding.NoteCause, "the run-queue backlog seen beside it is these yields re-queued, not a lack of CPU")
 	return slices.Delete(fs, bi, bi+1)
 }
 
@@ -278,9 +278,9 @@ func (a *analysis) loc(line int) []finding.Location {
 	return []finding.Location{{File: a.name, Line: line}}
 }
 
-func (a *analysis) finding(rule string, line int, msg string, ev []finding.Evidence) finding.Finding {
+func (a *analysis) finding(rule string, line int, what, why string, ev []finding.Evidence) finding.Finding {
 	r := finding.MustLookup(rule)
-	return finding.Finding{Rule: rule, Severity: r.Severity, Message: msg, Locations: a.loc(line), Evidence: ev, Fix: fixes[rule]}
+	return finding.Finding{Rule: rule, Severity: r.Severity, What: what, Because: why, Locations: a.loc(line), Evidence: ev, Fix: fixes[rule]}
 }
 
 // fixes are the concrete changes, shorter than the catalog's Fix texts.
@@ -359,7 +359,7 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 		perStart = median(runs)
 		wait = perP * perStart
 	}
-	why := fmt.Sprintf("because more goroutines were runnable than the %d Ps could run", procs)
+	why := fmt.Sprintf("more goroutines were runnable than the %d Ps could run", procs)
 	if wait >= 0 {
 		why += fmt.Sprintf(", and each goroutine start ran about %s, so a queued goroutine waited about %s", dur(perStart), dur(wait))
 	} else {
@@ -385,8 +385,8 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 		why += fmt.Sprintf("; most were woken from %s (%d of %d with a wait reason)", top, topN, fromTotal)
 		lockWaiters = strings.HasPrefix(top, "sync.") || top == "semacquire"
 	}
-	msg := fmt.Sprintf("%.1f goroutines queued on average (%.1f per P, peak %d) in %d of %d ticks, with all Ps busy in %.0f%% of ticks, %s",
-		mean, perP, mx, len(hit), total, pct(busy, total), why)
+	what := fmt.Sprintf("%.1f goroutines queued on average (%.1f per P, peak %d) in %d of %d ticks, with all Ps busy in %.0f%% of ticks",
+		mean, perP, mx, len(hit), total, pct(busy, total))
 	ev := []finding.Evidence{
 		{Label: "ticks with at least one queued goroutine per P", Value: float64(len(hit)), Unit: "ticks"},
 		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
@@ -406,7 +406,7 @@ func (a *analysis) backlog() (finding.Finding, bool) {
 		ev = append(ev, finding.Evidence{Label: "runnable goroutines woken from " + top + " (scheddetail), summed over those ticks", Value: float64(topN), Unit: "goroutines"},
 			finding.Evidence{Label: "runnable goroutines with a wait reason (scheddetail), summed over those ticks", Value: float64(fromTotal), Unit: "goroutines"})
 	}
-	f := a.finding("SD302", a.ticks[hit[0]].Line, msg, ev)
+	f := a.finding("SD302", a.ticks[hit[0]].Line, what, why, ev)
 	// schedtrace sees queue lengths, not causes: the backlog is a warning
 	// only when queued goroutines waited a whole time slice or more; short
 	// hand-offs (a lock convoy, a channel chain, yields) and a release
@@ -459,9 +459,9 @@ func (a *analysis) spinning() (finding.Finding, bool) {
 	if len(hit) < spinMinTicks || float64(len(hit)) < spinShare*float64(total) {
 		return finding.Finding{}, false
 	}
-	msg := fmt.Sprintf("%d of %d ticks show threads spinning for work (up to %d) with every run queue empty "+
-		"because woken threads find nothing left to run", len(hit), total, slices.Max(spin))
-	return a.finding("SD310", a.ticks[hit[0]].Line, msg, []finding.Evidence{
+	what := fmt.Sprintf("%d of %d ticks show threads spinning for work (up to %d) with every run queue empty",
+		len(hit), total, slices.Max(spin))
+	return a.finding("SD310", a.ticks[hit[0]].Line, what, "woken threads find nothing left to run", []finding.Evidence{
 		{Label: "ticks with spinning threads and nothing queued", Value: float64(len(hit)), Unit: "ticks"},
 		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
 		{Label: "spinning threads at peak", Value: float64(slices.Max(spin)), Unit: "threads"},
@@ -484,17 +484,13 @@ func (a *analysis) idleQueued() (finding.Finding, bool) {
 	if len(hit) < idleQueuedMinTicks || float64(len(hit)) < idleQueuedShare*float64(total) {
 		return finding.Finding{}, false
 	}
-	msg := fmt.Sprintf("%d of %d ticks show idle Ps (median %d) while up to %d goroutines wait in run queues "+
-		"because goroutines stayed queued although Ps were free: the runtime wakes a thread for queued work within "+
-		"microseconds, so the threads that would run them were not on a CPU (a quota, a busy host or GOMAXPROCS "+
-		"above the CPUs; schedoctor procs tells which)", len(hit), total, median(idle), slices.Max(queued))
+	what := fmt.Sprintf("%d of %d ticks show idle Ps (median %d) while up to %d goroutines wait in run queues",
+		len(hit), total, median(idle), slices.Max(queued))
+	why := "goroutines stayed queued although Ps were free: the runtime wakes a thread for queued work within " +
+		"microseconds, so the threads that would run them were not on a CPU (a quota, a busy host or GOMAXPROCS " +
+		"above the CPUs; schedoctor procs tells which)"
 	weak := median(queued) < idleQueuedWarnQueued && float64(len(hit)) < idleQueuedWarnShare*float64(total)
-	if weak {
-		msg += fmt.Sprintf("; only %d goroutine(s) queued at the median, in under %.0f%% of the ticks: as likely a "+
-			"goroutine caught between being readied and being run, so confirm with schedoctor procs (SD404, SD406)",
-			median(queued), 100*idleQueuedWarnShare)
-	}
-	f := a.finding("SD311", a.ticks[hit[0]].Line, msg, []finding.Evidence{
+	f := a.finding("SD311", a.ticks[hit[0]].Line, what, why, []finding.Evidence{
 		{Label: "ticks with idle Ps and queued goroutines", Value: float64(len(hit)), Unit: "ticks"},
 		{Label: "share of ticks", Value: pct(len(hit), total), Unit: "%"},
 		{Label: "idle Ps, median over those ticks", Value: float64(median(idle)), Unit: "Ps"},
@@ -504,6 +500,9 @@ func (a *analysis) idleQueued() (finding.Finding, bool) {
 	})
 	if weak {
 		f.Severity = finding.Info
+		f.Note(finding.NoteThin, fmt.Sprintf("only %d goroutine(s) queued at the median, in under %.0f%% of the ticks: as likely a "+
+			"goroutine caught between being readied and being run, so confirm with schedoctor procs (SD404, SD406)",
+			median(queued), 100*idleQueuedWarnShare))
 	}
 	return f, true
 }
@@ -535,9 +534,10 @@ func (a *analysis) threadGrowth() (finding.Finding, bool) {
 	}
 	secs := float64(last.Ms-a.ticks[start-1].Ms) / 1000
 	perSec := float64(growth) / max(secs, 0.001)
-	msg := fmt.Sprintf("%d OS threads at the end, up from %d (%.1f more per second) and still rising, because the runtime "+
+	what := fmt.Sprintf("%d OS threads at the end, up from %d (%.1f more per second) and still rising", last.Threads, first, perSec)
+	why := fmt.Sprintf("the runtime "+
 		"kept making threads beyond the %d Ps' and rarely frees one: it makes one only when a goroutine blocks in a "+
-		"syscall or cgo call, or locks its thread, while the others are busy", last.Threads, first, perSec, last.GOMAXPROCS)
+		"syscall or cgo call, or locks its thread, while the others are busy", last.GOMAXPROCS)
 	ev := []finding.Evidence{
 		{Label: "threads at the first quarter's peak", Value: float64(first), Unit: "threads"},
 		{Label: "threads at the last tick", Value: float64(last.Threads), Unit: "threads"},
@@ -547,7 +547,7 @@ func (a *analysis) threadGrowth() (finding.Finding, bool) {
 	if last.IdleThreads != Absent {
 		ev = append(ev, finding.Evidence{Label: "idle threads at the last tick", Value: float64(last.IdleThreads), Unit: "threads"})
 	}
-	return a.finding("SD312", a.ticks[start].Line, msg, ev), true
+	return a.finding("SD312", a.ticks[start].Line, what, why, ev), true
 }
 
 // rateHits returns the intervals (by index of their ending tick) that
@@ -596,11 +596,14 @@ func (a *analysis) churn() (finding.Finding, bool) {
 	}
 	med, ev := a.rateEvidence(hit, total)
 	idle := evidenceValue(ev, "idle Ps, mean share over those intervals")
-	msg := fmt.Sprintf("%.0f goroutine starts per second per P with %.0f%% of Ps idle, in %d of %d intervals, because each P "+
+	what := fmt.Sprintf("%.0f goroutine starts per second per P with %.0f%% of Ps idle, in %d of %d intervals",
+		med, idle, len(hit), total)
+	why := fmt.Sprintf("each P "+
 		"started a goroutine every %s on average yet was idle in most snapshots: short runs with a thread parked and "+
-		"woken around them; schedtrace cannot tell a sleep-poll loop from a server woken once per request",
-		med, idle, len(hit), total, dur(1/med))
-	return a.finding("SD313", a.ticks[hit[0]].Line, msg, ev), true
+		"woken around them", dur(1/med))
+	f := a.finding("SD313", a.ticks[hit[0]].Line, what, why, ev)
+	f.Note(finding.NoteThin, "schedtrace cannot tell a sleep-poll loop from a server woken once per request")
+	return f, true
 }
 
 func (a *analysis) storm() (finding.Finding, bool) {
@@ -610,10 +613,11 @@ func (a *analysis) storm() (finding.Finding, bool) {
 	}
 	med, ev := a.rateEvidence(hit, total)
 	idle := evidenceValue(ev, "idle Ps, mean share over those intervals")
-	msg := fmt.Sprintf("%.0f goroutine starts per second per busy P in %d of %d intervals because each start ran about %s "+
+	what := fmt.Sprintf("%.0f goroutine starts per second per busy P in %d of %d intervals", med, len(hit), total)
+	why := fmt.Sprintf("each start ran about %s "+
 		"on Ps that were %.0f%% busy: goroutines give the P back and are run again at once, as a yield or spin loop does",
-		med, len(hit), total, dur((1-idle/100)/med), 100-idle)
-	return a.finding("SD314", a.ticks[hit[0]].Line, msg, ev), true
+		dur((1-idle/100)/med), 100-idle)
+	return a.finding("SD314", a.ticks[hit[0]].Line, what, why, ev), true
 }
 
 func evidenceValue(ev []finding.Evidence, label string) float64 {

@@ -141,8 +141,8 @@ func TestThresholds(t *testing.T) {
 				if len(f.Evidence) < 3 || f.Fix == "" || len(f.Locations) != 1 || f.Locations[0].File != "gen.txt" {
 					t.Errorf("%s: incomplete finding %+v", f.Rule, f)
 				}
-				if !strings.Contains(f.Message, " because ") || f.Message[0] < '0' || f.Message[0] > '9' {
-					t.Errorf("%s: message %q is not 'N because X'", f.Rule, f.Message)
+				if !strings.Contains(f.Text(), " because ") || f.Text()[0] < '0' || f.Text()[0] > '9' {
+					t.Errorf("%s: message %q is not 'N because X'", f.Rule, f.Text())
 				}
 			}
 		})
@@ -246,13 +246,13 @@ func TestHealthyServers(t *testing.T) {
 			fs, _ := analyze(tr)
 			for _, f := range fs {
 				if f.Severity >= finding.Warning {
-					t.Errorf("healthy server: %s %s: %s", f.Rule, f.Severity, f.Message)
+					t.Errorf("healthy server: %s %s: %s", f.Rule, f.Severity, f.Text())
 				}
-				if f.Rule == "SD313" && !strings.Contains(f.Message, "cannot tell a sleep-poll loop from a server") {
-					t.Errorf("SD313 claims a cause: %s", f.Message)
+				if f.Rule == "SD313" && !strings.Contains(f.Text(), "cannot tell a sleep-poll loop from a server") {
+					t.Errorf("SD313 claims a cause: %s", f.Text())
 				}
-				if strings.Contains(f.Message, "more CPU") || strings.Contains(f.Fix, "give the process more CPU") {
-					t.Errorf("%s recommends CPU from schedtrace alone: %s / %s", f.Rule, f.Message, f.Fix)
+				if strings.Contains(f.Text(), "more CPU") || strings.Contains(f.Fix, "give the process more CPU") {
+					t.Errorf("%s recommends CPU from schedtrace alone: %s / %s", f.Rule, f.Text(), f.Fix)
 				}
 			}
 		})

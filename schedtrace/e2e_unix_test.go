@@ -69,7 +69,7 @@ func TestLabEndToEnd(t *testing.T) {
 			for _, f := range fs {
 				got = append(got, f.Rule)
 				if tc.want == "" && f.Severity >= finding.Warning {
-					problems = append(problems, fmt.Sprintf("healthy control: %s %s", f.Rule, f.Message))
+					problems = append(problems, fmt.Sprintf("healthy control: %s %s", f.Rule, f.Text()))
 				}
 				if f.Rule != tc.want {
 					continue

@@ -28,11 +28,11 @@ SCHED 307ms: gomaxprocs=2 idleprocs=0 threads=4 spinningthreads=0 needspinning=1
 	}
 	fmt.Printf("%d ticks over %dms, %d lines skipped\n", res.Summary.Ticks, res.Summary.DurationMs, tr.Stats.Skipped)
 	for _, f := range res.Findings {
-		fmt.Printf("%s at %s: %s\n", f.Rule, f.Locations[0], f.Message)
+		fmt.Printf("%s at %s: %s\n", f.Rule, f.Locations[0], f.Text())
 	}
 	// Output:
 	// 3 ticks over 201ms, 1 lines skipped
-	// SD302 at sched.txt:2: 426.0 goroutines queued on average (213.0 per P, peak 695) in 3 of 3 ticks, with all Ps busy in 100% of ticks, because more goroutines were runnable than the 2 Ps could run, and each goroutine start ran about 159µs, so a queued goroutine waited about 33.9ms
+	// SD302 at sched.txt:2: 426.0 goroutines queued on average (213.0 per P, peak 695) in 3 of 3 ticks, with all Ps busy in 100% of ticks because more goroutines were runnable than the 2 Ps could run, and each goroutine start ran about 159µs, so a queued goroutine waited about 33.9ms
 }
 
 func ExampleRead() {

@@ -24,11 +24,13 @@ func (s *Summary) Findings() []finding.Finding {
 
 	f := finding.Finding{Rule: "SD501", Severity: finding.Info, Locations: loc}
 	if s.Knee == s.Best {
-		f.Message = fmt.Sprintf("GOMAXPROCS=%d is the knee because it has the best median %s (%s), and no smaller value comes within %g%% of it",
-			s.Knee, s.metricLabel(), s.fmtVal(knee.Median), 100*s.Tolerance)
+		f.What = fmt.Sprintf("GOMAXPROCS=%d is the knee", s.Knee)
+		f.Because = fmt.Sprintf("it has the best median %s (%s), and no smaller value comes within %g%% of it",
+			s.metricLabel(), s.fmtVal(knee.Median), 100*s.Tolerance)
 	} else {
-		f.Message = fmt.Sprintf("GOMAXPROCS=%d is the knee because its median %s (%s) is within %g%% of the best (%s at GOMAXPROCS=%d)",
-			s.Knee, s.metricLabel(), s.fmtVal(knee.Median), 100*s.Tolerance, s.fmtVal(best.Median), s.Best)
+		f.What = fmt.Sprintf("GOMAXPROCS=%d is the knee", s.Knee)
+		f.Because = fmt.Sprintf("its median %s (%s) is within %g%% of the best (%s at GOMAXPROCS=%d)",
+			s.metricLabel(), s.fmtVal(knee.Median), 100*s.Tolerance, s.fmtVal(best.Median), s.Best)
 	}
 	for _, p := range s.Points {
 		f.Evidence = append(f.Evidence, finding.Evidence{
@@ -77,7 +79,7 @@ func (s *Summary) Findings() []finding.Finding {
 		withhold = append(withhold, "the machine was busy during the runs at "+strings.Join(at, "; at "))
 	}
 	if len(withhold) > 0 {
-		f.Message += "; not recommended: " + strings.Join(withhold, "; ")
+		f.Note(finding.NoteQualifier, "not recommended: "+strings.Join(withhold, "; "))
 		f.Fix = "no GOMAXPROCS is recommended from these runs: "
 		switch {
 		case len(s.Disturbed) > 0:
@@ -94,7 +96,7 @@ func (s *Summary) Findings() []finding.Finding {
 		// When the default (GOMAXPROCS = CPUs) was swept and is clearly worse
 		// than the knee, the advice matters: say so and warn.
 		f.Severity = finding.Warning
-		f.Message += fmt.Sprintf("; the default, GOMAXPROCS=%d (the CPU count), is %.0f%% worse", s.CPUs, 100*math.Abs(relDiff(def.Median, knee.Median)))
+		f.Note(finding.NoteQualifier, fmt.Sprintf("the default, GOMAXPROCS=%d (the CPU count), is %.0f%% worse", s.CPUs, 100*math.Abs(relDiff(def.Median, knee.Median))))
 		f.Evidence = append(f.Evidence, finding.Evidence{Label: fmt.Sprintf("median %s at the default GOMAXPROCS=%d", s.metricLabel(), s.CPUs), Value: round(def.Median), Unit: s.Unit})
 	}
 	out = append(out, f)
@@ -109,8 +111,9 @@ func (s *Summary) Findings() []finding.Finding {
 		}
 		g := finding.Finding{
 			Rule: "SD502", Severity: finding.Warning, Locations: loc,
-			Message: fmt.Sprintf("%s %s %.0f%% from GOMAXPROCS=%d to GOMAXPROCS=%d (median %s → %s) because more Ps make it slower, beyond both intervals",
+			What: fmt.Sprintf("%s %s %.0f%% from GOMAXPROCS=%d to GOMAXPROCS=%d (median %s → %s)",
 				s.metricLabel(), verb, 100*d.Change, d.From, d.To, s.fmtVal(from.Median), s.fmtVal(to.Median)),
+			Because: "more Ps make it slower, beyond both intervals",
 			Evidence: []finding.Evidence{
 				{Label: fmt.Sprintf("median at GOMAXPROCS=%d", d.From), Value: round(from.Median), Unit: s.Unit},
 				{Label: fmt.Sprintf("interval at GOMAXPROCS=%d, low", d.From), Value: round(from.Lo), Unit: s.Unit},
@@ -130,7 +133,7 @@ func (s *Summary) Findings() []finding.Finding {
 		for _, p := range []Point{from, to} {
 			if p.Disturbed {
 				g.Severity = finding.Info
-				g.Message += fmt.Sprintf("; but the machine was busy during the runs at GOMAXPROCS=%d (%s), so the drop may be the other load's", p.Procs, s.disturbedWhy(p))
+				g.Note(finding.NoteThin, fmt.Sprintf("but the machine was busy during the runs at GOMAXPROCS=%d (%s), so the drop may be the other load's", p.Procs, s.disturbedWhy(p)))
 				break
 			}
 		}

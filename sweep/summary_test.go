@@ -276,8 +276,8 @@ func TestSweepHonesty(t *testing.T) {
 				t.Errorf("knee %d %s, want %d %s", tc.s.Knee, f.Severity, tc.knee, tc.severity)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(f.Message, w) {
-					t.Errorf("message %q\nwant %q", f.Message, w)
+				if !strings.Contains(f.Text(), w) {
+					t.Errorf("message %q\nwant %q", f.Text(), w)
 				}
 			}
 			if !strings.Contains(f.Fix, tc.fix) {
@@ -327,7 +327,7 @@ func TestNegativeScalingDisturbed(t *testing.T) {
 	if got != "SD501/info SD502/info" {
 		t.Errorf("findings %s, want both info", got)
 	}
-	if g := s.Findings()[1]; !strings.Contains(g.Message, "busy during the runs at GOMAXPROCS=2 (other processes used 1.20 of the 2 CPUs (60%))") {
-		t.Errorf("SD502 message %q", g.Message)
+	if g := s.Findings()[1]; !strings.Contains(g.Text(), "busy during the runs at GOMAXPROCS=2 (other processes used 1.20 of the 2 CPUs (60%))") {
+		t.Errorf("SD502 message %q", g.Text())
 	}
 }

@@ -70,8 +70,40 @@ func (o *outputFlags) check(e *Env) (int, bool) {
 	return 0, true
 }
 
+// hintFlags is how the CLI asks for what a finding's hint names: a library
+// says it in words ("give the module's source directory"), the CLI names
+// its flag after them. A hint with no flag here keeps the library's words.
+var hintFlags = map[finding.Hint]string{
+	finding.HintSourceDir:  "-src DIR",
+	finding.HintPID:        "-pid",
+	finding.HintCostProbe:  "-probe or -model",
+	finding.HintProcessCPU: "-process-cpu",
+}
+
+// withFlags returns the findings with each hint note in the CLI's words:
+// the library's text, then the flag that gives what it asks for. The
+// findings are copied: the caller's notes stay as the library wrote them.
+func withFlags(fs []finding.Finding) []finding.Finding {
+	out := make([]finding.Finding, len(fs))
+	for i, f := range fs {
+		if len(f.Hints()) > 0 {
+			notes := make([]finding.Note, len(f.Notes))
+			for j, n := range f.Notes {
+				if flag, ok := hintFlags[n.Hint]; ok && n.Kind == finding.NoteHint {
+					n.Text += " (" + flag + ")"
+				}
+				notes[j] = n
+			}
+			f.Notes = notes
+		}
+		out[i] = f
+	}
+	return out
+}
+
 // emit renders the report in the chosen format and returns the exit code.
 func (e *Env) emit(o *outputFlags, r report.Report) int {
+	r.Findings = withFlags(r.Findings)
 	finding.Sort(r.Findings)
 	var err error
 	switch {

@@ -98,7 +98,7 @@ func TestSchedtraceFindings(t *testing.T) {
 				if len(f.Locations) != 1 || f.Locations[0].File != tc.fixture || f.Locations[0].Line < 1 {
 					t.Errorf("%s: locations %v, want %s:line", f.Rule, f.Locations, tc.fixture)
 				}
-				if len(f.Evidence) < 3 || f.Fix == "" || f.Message == "" {
+				if len(f.Evidence) < 3 || f.Fix == "" || f.Text() == "" {
 					t.Errorf("%s: evidence %v, fix %q", f.Rule, f.Evidence, f.Fix)
 				}
 			}

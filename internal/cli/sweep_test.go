@@ -79,7 +79,7 @@ func TestSweepCPUBoundKnee(t *testing.T) {
 			attempt, p1.Median, p2.Median, p4.Median, s.Knee, 100*busy)
 		ok := s.Knee == 2 && p1.Median/p2.Median > 1.5
 		if ok {
-			if len(out.Findings) != 1 || out.Findings[0].Rule != "SD501" || !strings.Contains(out.Findings[0].Message, "GOMAXPROCS=2 is the knee") {
+			if len(out.Findings) != 1 || out.Findings[0].Rule != "SD501" || !strings.Contains(out.Findings[0].Text(), "GOMAXPROCS=2 is the knee") {
 				t.Errorf("findings: %+v", out.Findings)
 			}
 			if s.Metric != "wall" || s.Better != stats.Lower {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	pprof "github.com/google/pprof/profile"
 
@@ -81,6 +82,11 @@ func TestCorpus(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Skip("no program recorded under testdata/ yet")
 	}
+	var longest struct {
+		n           int
+		rule, where string
+	}
+	defer func() { t.Logf("longest headline: %d characters (%s, %s)", longest.n, longest.rule, longest.where) }()
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			exp, err := readExpectation(dir)
@@ -97,7 +103,14 @@ func TestCorpus(t *testing.T) {
 						t.Fatalf("%s: %v", path, err)
 					}
 					for _, f := range fs {
-						t.Logf("%s %s %s at %v", f.Rule, f.Severity, f.Message, f.Locations)
+						t.Logf("%s %s %s at %v", f.Rule, f.Severity, f.Headline(), f.Locations)
+						if rest := strings.TrimPrefix(f.Text(), f.Headline()); rest != "" {
+							t.Logf("    …%s", rest)
+						}
+						checkHeadline(t, f)
+						if n := utf8.RuneCountInString(f.Headline()); n > longest.n {
+							longest.n, longest.rule, longest.where = n, f.Rule, path
+						}
 					}
 					problems := check(lc, fs)
 					switch {
@@ -115,6 +128,19 @@ func TestCorpus(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// checkHeadline holds a finding to one line: its headline (What) fits
+// finding.MaxHeadline characters, the figures being in its evidence and the
+// cause in its Because (issue 21).
+func checkHeadline(t *testing.T, f finding.Finding) {
+	t.Helper()
+	if n := utf8.RuneCountInString(f.Headline()); n > finding.MaxHeadline {
+		t.Errorf("%s: headline of %d characters, more than %d: %q", f.Rule, n, finding.MaxHeadline, f.Headline())
+	}
+	if f.Headline() == "" {
+		t.Errorf("%s: no headline", f.Rule)
 	}
 }
 
@@ -342,10 +368,10 @@ func check(lc *layerCheck, fs []finding.Finding) []string {
 	}
 	for i, f := range fs {
 		if slices.Contains(lc.ForbidRules, f.Rule) {
-			problems = append(problems, fmt.Sprintf("forbidden rule %s (%s): %s", f.Rule, f.Severity, f.Message))
+			problems = append(problems, fmt.Sprintf("forbidden rule %s (%s): %s", f.Rule, f.Severity, f.Text()))
 		} else if lc.forbidConfigured && !wanted[i] && f.Severity >= lc.forbidSeverity {
 			problems = append(problems, fmt.Sprintf("unexpected %s at %s (forbidden at or above %s): %s",
-				f.Rule, f.Severity, lc.forbidSeverity, f.Message))
+				f.Rule, f.Severity, lc.forbidSeverity, f.Text()))
 		}
 		for _, l := range f.Locations {
 			if l.Function != "" && !finding.UserFunction(l.Function) {

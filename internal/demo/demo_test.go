@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/report/htmlreport"
@@ -19,6 +20,24 @@ func needGo(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the demo needs the go command")
 	}
+}
+
+// headlinesFit holds every finding the demo shows to a one-line headline
+// (finding.MaxHeadline characters; issue 21): the figures are in the
+// evidence, the cause in Because, what a join adds in Notes.
+func headlinesFit(t *testing.T, fs []finding.Finding) {
+	t.Helper()
+	longest, which := 0, ""
+	for _, f := range fs {
+		n := utf8.RuneCountInString(f.Headline())
+		if n > longest {
+			longest, which = n, f.Rule+": "+f.Headline()
+		}
+		if n > finding.MaxHeadline || n == 0 {
+			t.Errorf("%s: headline of %d characters (at most %d): %q", f.Rule, n, finding.MaxHeadline, f.Headline())
+		}
+	}
+	t.Logf("longest headline of %d findings: %d characters (%s)", len(fs), longest, which)
 }
 
 // TestLintStage lints the whole lab from the embedded copy: every marked
@@ -36,6 +55,7 @@ func TestLintStage(t *testing.T) {
 		res.Summary.WriteText(&b)
 		t.Errorf("lint stage differs from the lab's markers:\n%s", b.String())
 	}
+	headlinesFit(t, res.Findings)
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Rule] = true
@@ -73,6 +93,7 @@ func TestRuntimeStages(t *testing.T) {
 			}
 		}
 	}
+	headlinesFit(t, res.Findings)
 	if len(res.Summary.Programs) != 2 {
 		t.Errorf("ran %d programs, want 2", len(res.Summary.Programs))
 	}
@@ -162,6 +183,7 @@ func TestCheckStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	headlinesFit(t, res.Findings)
 	sum := res.Summary
 	if len(sum.Programs) != 1 || sum.Programs[0].Name != ServiceName || sum.Service == nil {
 		t.Fatalf("rows %+v, service %+v; want the lab service alone", sum.Programs, sum.Service)

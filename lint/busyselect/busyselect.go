@@ -97,8 +97,9 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, se
 	case len(def.Body) == 0:
 		reason = "is empty"
 	}
-	analysisutil.Report(pass, res, rule, sel,
-		fmt.Sprintf("loop spins a core on a select whose default %s; remove the default so the select blocks, or wait on a ticker or ctx.Done", reason), ev)
+	analysisutil.ReportParts(pass, res, rule, 0, false, sel, analysisutil.Parts{
+		What:  "loop spins a core on a select whose default " + reason,
+		Notes: []string{"remove the default so the select blocks, or wait on a ticker or ctx.Done"}}, ev)
 }
 
 // leavesAfter reports whether a statement that follows the select (or one

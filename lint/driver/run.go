@@ -438,6 +438,9 @@ func (c *collector) add(act *checker.Action) {
 		if ev != nil {
 			f.Evidence = slices.Clone(ev.ByPos[d.Pos])
 		}
+		if rep, ok := ev.Parts(d.Pos, d.Message); ok {
+			rep.Apply(&f)
+		}
 		c.diags = append(c.diags, diag{finding: f, fset: fset, file: file, fixes: d.SuggestedFixes})
 	}
 }

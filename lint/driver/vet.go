@@ -21,6 +21,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint"
+	"github.com/schedoctor/schedoctor/lint/internal/evidence"
 )
 
 // runVet is Run through `go vet -vettool=opt.VetTool -json`: go vet
@@ -212,6 +213,9 @@ func (c *collector) addVet(fset *token.FileSet, files map[string]*token.File, op
 	f.Rule, f.Severity, f.Fix = ruleOf(d.Category, analyzer)
 	if note != nil {
 		f.Locations[0].Function, f.Evidence = note.Function, note.Evidence
+		if note.What != "" {
+			evidence.Report{What: note.What, Because: note.Because, Notes: note.Notes}.Apply(&f)
+		}
 	}
 	dg := diag{finding: f, fset: fset}
 	if opt.Fix && len(d.SuggestedFixes) > 0 {

@@ -31,6 +31,11 @@ type vetNote struct {
 	// changes: go vet's JSON names the file a //line directive claims,
 	// with the offsets of the real one.
 	Edits []string `json:"edits,omitempty"`
+	// What, Because and Notes are the parts the diagnostic's message was
+	// composed from, when the analyzer gave them apart.
+	What    string   `json:"what,omitempty"`
+	Because string   `json:"because,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // IsVetTool reports whether args (a process's arguments after its name) are
@@ -79,6 +84,9 @@ func noting(analyzers []*analysis.Analyzer) []*analysis.Analyzer {
 				}
 				if ev != nil {
 					note.Evidence = ev.ByPos[d.Pos]
+				}
+				if rep, ok := ev.Parts(d.Pos, d.Message); ok {
+					note.What, note.Because, note.Notes = rep.What, rep.Because, rep.Notes
 				}
 				note.Posn = pass.Fset.PositionFor(d.Pos, false).String()
 				if len(d.SuggestedFixes) > 0 {

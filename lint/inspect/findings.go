@@ -216,7 +216,7 @@ func (fe *fileEntry) analyse(withLint bool) (res *loops.Result, out []finding.Fi
 	}
 	finding.Sort(out)
 	out = slices.CompactFunc(out, func(a, b finding.Finding) bool {
-		return a.Rule == b.Rule && a.Message == b.Message && a.Locations[0] == b.Locations[0]
+		return a.Rule == b.Rule && a.Text() == b.Text() && a.Locations[0] == b.Locations[0]
 	})
 	return res, out, nil
 }
@@ -228,6 +228,9 @@ func (fe *fileEntry) toFinding(analyzer string, d analysis.Diagnostic, ev *evide
 		rule = analyzer
 	}
 	f := finding.Finding{Rule: rule, Message: d.Message, Severity: sev}
+	if rep, ok := ev.Parts(d.Pos, d.Message); ok {
+		rep.Apply(&f)
+	}
 	if c, ok := finding.Lookup(rule); ok {
 		f.Fix = c.Fix
 	}

@@ -85,7 +85,7 @@ func (fe *fileEntry) retype(l *Loop, fs []finding.Finding) {
 			continue
 		}
 		v := loops.FromDiagnostic(fe.fset, fe.files, fe.info,
-			evidence.Report{Pos: pos, End: pos, Rule: f.Rule, Severity: f.Severity, Message: f.Message}, f.Evidence)
+			evidence.Report{Pos: pos, End: pos, Rule: f.Rule, Severity: f.Severity, Message: f.Text()}, f.Evidence)
 		if v != nil && fe.line(v.Loop.Pos()) == l.Start && fe.line(v.Loop.End()) == l.End {
 			vs = append(vs, v)
 		}

@@ -96,13 +96,14 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	// that goroutine is descheduled mid-operation, a wait for an idle
 	// consumer costs a core. The message says what holds in both and
 	// leaves the cost to the runtime layers, which measure it.
-	hold := ", holding a core for as long as it waits"
-	if s.yields > 0 {
-		hold = ": runtime.Gosched does not park, so it keeps a P for as long as it waits"
-	}
 	what := "with nothing that blocks"
 	if f.Cond != nil {
 		what = "while " + types.ExprString(f.Cond)
+	}
+	p := analysisutil.Parts{What: "loop spins " + what + ", holding a core for as long as it waits",
+		Notes: []string{"unless the wait is always a few instructions, block on a channel, sync.Cond or WaitGroup instead"}}
+	if s.yields > 0 {
+		p.What, p.Because = "loop spins "+what, "runtime.Gosched does not park, so it keeps a P for as long as it waits"
 	}
 	ev := []finding.Evidence{
 		{Label: "runtime.Gosched calls per iteration", Value: float64(s.yields)},
@@ -115,8 +116,7 @@ func check(pass *analysis.Pass, res *evidence.Result, facts *blocking.Result, f 
 	if s.helper != nil {
 		ev = append(ev, finding.Evidence{Label: blocking.Describe(s.helper, facts.Of(s.helper)), Value: 1})
 	}
-	analysisutil.Report(pass, res, rule, f,
-		fmt.Sprintf("loop spins %s%s; unless the wait is always a few instructions, block on a channel, sync.Cond or WaitGroup instead", what, hold), ev)
+	analysisutil.ReportParts(pass, res, rule, 0, false, f, p, ev)
 }
 
 // flagSpin reports whether the walked loop, as a whole, waits on shared

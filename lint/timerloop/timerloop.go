@@ -110,7 +110,7 @@ func (c *checker) dropped(call *ast.CallExpr, ticker bool, what, fix string, d t
 	default:
 		cost = fmt.Sprintf("each one stays on the timer heap %s unless the main module's go line is 1.23 or later", until)
 	}
-	analysisutil.ReportSeverity(c.pass, c.res, rule, sev, call, what+": "+cost+"; "+fix, ev)
+	analysisutil.ReportParts(c.pass, c.res, rule, sev, true, call, analysisutil.Parts{What: what, Because: cost, Notes: []string{fix}}, ev)
 }
 
 // helper is a function of the package that returns a new timer's channel

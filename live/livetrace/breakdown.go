@@ -162,8 +162,8 @@ func annotate(fs []finding.Finding, labels []*Label) {
 		if !breakdownRules[f.Rule] {
 			continue
 		}
-		f.Message += fmt.Sprintf("; by label, %s waited longest for a P: %.0f%% of the labelled wait (%v in all, p99 %v over %d starts)",
-			top.Labels, share, top.Wait.Round(time.Millisecond), top.Latency.Quantile(0.99).Round(time.Microsecond), top.Starts)
+		f.Note(finding.NoteLink, fmt.Sprintf("by label, %s waited longest for a P: %.0f%% of the labelled wait (%v in all, p99 %v over %d starts)",
+			top.Labels, share, top.Wait.Round(time.Millisecond), top.Latency.Quantile(0.99).Round(time.Microsecond), top.Starts))
 		for _, l := range labels[:min(len(labels), 3)] {
 			f.Evidence = append(f.Evidence,
 				finding.Evidence{Label: "wait for a P under " + l.Labels, Value: round2(float64(l.Wait) / 1e6), Unit: "ms"},

@@ -98,8 +98,8 @@ func TestBreakdown(t *testing.T) {
 	}
 	named := false
 	for _, f := range fs {
-		t.Logf("%s %s", f.Rule, f.Message)
-		if breakdownRules[f.Rule] && strings.Contains(f.Message, "by label, endpoint=/heavy waited longest") {
+		t.Logf("%s %s", f.Rule, f.Text())
+		if breakdownRules[f.Rule] && strings.Contains(f.Text(), "by label, endpoint=/heavy waited longest") {
 			named = true
 		}
 	}

@@ -255,21 +255,34 @@ func findingView(f finding.Finding) findingData {
 }
 
 // headline and because split a finding into the one line that heads its
-// card and the reason beneath it.
-//
-// Temporary: until finding.Finding carries its headline and reason as
-// fields (issue 21, part 1), they are cut from Message at its first "; "
-// or " because ", whichever comes first; a message with neither is all
-// headline. When the fields exist, these two return them, and nothing
-// else in the renderer changes.
+// card and the reason beneath it: What, and Because with the notes. A
+// finding that carries only the legacy Message (a lint analyzer that
+// reports one sentence, JSON written before the parts existed) is cut at
+// its first "; " or " because ", whichever comes first; a message with
+// neither is all headline.
 func headline(f finding.Finding) string {
+	if f.What != "" {
+		return f.What
+	}
 	what, _ := splitMessage(f.Message)
 	return what
 }
 
 func because(f finding.Finding) string {
-	_, why := splitMessage(f.Message)
-	return why
+	var parts []string
+	if f.What != "" {
+		if f.Because != "" {
+			parts = append(parts, "Because "+f.Because)
+		}
+	} else if _, why := splitMessage(f.Message); why != "" {
+		parts = append(parts, why)
+	}
+	for _, n := range f.Notes {
+		if n.Text != "" {
+			parts = append(parts, n.Text)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func splitMessage(m string) (what, why string) {

@@ -50,6 +50,52 @@ func SplitCategory(category string) (rule string, sev finding.Severity, explicit
 	return rule, finding.Warning, false
 }
 
+// Parts are a diagnostic given apart: the finding's headline (What), its
+// cause (Because) and the qualifiers or advice after them (Notes). Vet
+// composes them the x/tools way, "what: because; note; note"; the lint
+// driver gives the finding the parts, so that its headline is What alone.
+type Parts struct {
+	What, Because string
+	Notes         []string
+}
+
+// Vet is the diagnostic's one-line message.
+func (p Parts) Vet() string {
+	s := p.What
+	if p.Because != "" {
+		s += ": " + p.Because
+	}
+	for _, n := range p.Notes {
+		if n != "" {
+			s += "; " + n
+		}
+	}
+	return s
+}
+
+// ReportParts is Report (or ReportSeverity, with explicit set) for a
+// diagnostic given apart.
+func ReportParts(pass *analysis.Pass, res *evidence.Result, rule string, sev finding.Severity, explicit bool, node ast.Node, p Parts, ev []finding.Evidence, fixes ...analysis.SuggestedFix) {
+	pos := node.Pos()
+	msg := p.Vet()
+	res.Add(pos, ev...)
+	category := rule
+	if explicit {
+		category = Category(rule, sev)
+	} else if r, ok := finding.Lookup(rule); ok {
+		sev = r.Severity
+	}
+	res.Reported(evidence.Report{Pos: pos, End: node.End(), Rule: rule, Severity: sev, Message: msg,
+		What: p.What, Because: p.Because, Notes: p.Notes})
+	pass.Report(analysis.Diagnostic{
+		Pos:            pos,
+		End:            node.End(),
+		Category:       category,
+		Message:        msg,
+		SuggestedFixes: fixes,
+	})
+}
+
 // ReportSeverity is Report for a finding whose severity the analyzer
 // computed from what it saw (the module's go line, the kind of wait)
 // instead of taking the catalog's default.

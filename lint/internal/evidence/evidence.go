@@ -31,7 +31,35 @@ type Report struct {
 	Pos, End token.Pos // the node reported
 	Rule     string    // "SD101"
 	Severity finding.Severity
-	Message  string
+	Message  string // the diagnostic, as go vet prints it
+	// What, Because and Notes are the parts Message was composed from,
+	// when the analyzer gave them apart (analysisutil.ReportParts): the
+	// driver makes them the finding's, so that its headline is What alone.
+	What, Because string
+	Notes         []string
+}
+
+// Parts returns a finding's parts from the report matching the diagnostic
+// at pos with message msg, and false when the analyzer gave none.
+func (r *Result) Parts(pos token.Pos, msg string) (Report, bool) {
+	if r == nil {
+		return Report{}, false
+	}
+	for _, rep := range r.Reports {
+		if rep.Pos == pos && rep.Message == msg && rep.What != "" {
+			return rep, true
+		}
+	}
+	return Report{}, false
+}
+
+// Apply sets f's headline, cause and notes from rep, in place of the
+// diagnostic's one-line message.
+func (rep Report) Apply(f *finding.Finding) {
+	f.What, f.Because, f.Message = rep.What, rep.Because, ""
+	for _, n := range rep.Notes {
+		f.Note(finding.NoteQualifier, n)
+	}
 }
 
 // ResultType is the Analyzer.ResultType of every schedoctor analyzer.
