@@ -296,6 +296,19 @@ func load(ctx context.Context, dir string, opt Options, analyzers []*analysis.An
 // maxErrors is how many compile errors a refused package shows.
 const maxErrors = 5
 
+// writeErrorLines writes the first maxErrors of lines to b, one per
+// indented line, and how many more there were: a package with hundreds of
+// compile errors is refused in a screenful.
+func writeErrorLines(b *strings.Builder, lines []string) {
+	for i, l := range lines {
+		if i == maxErrors {
+			fmt.Fprintf(b, "\n\t(and %d more)", len(lines)-maxErrors)
+			return
+		}
+		fmt.Fprintf(b, "\n\t%s", l)
+	}
+}
+
 // packageErrors reports the first package (in the import graph of pkgs,
 // dependencies first) that has errors, with its first few errors. A pattern
 // that names a missing directory or a package that does not exist shows up
@@ -331,13 +344,7 @@ func packageErrors(dir string, pkgs []*packages.Package) error {
 			}
 		}
 	}
-	for i, l := range lines {
-		if i == maxErrors {
-			fmt.Fprintf(&b, "\n\t(and %d more)", len(lines)-maxErrors)
-			break
-		}
-		fmt.Fprintf(&b, "\n\t%s", l)
-	}
+	writeErrorLines(&b, lines)
 	return errors.New(b.String())
 }
 

@@ -330,13 +330,7 @@ done:
 	if len(lines) == 0 {
 		lines = []string{"(no message)"}
 	}
-	for i, l := range lines {
-		if i == maxErrors {
-			fmt.Fprintf(&b, "\n\t(and %d more)", len(lines)-maxErrors)
-			break
-		}
-		fmt.Fprintf(&b, "\n\t%s", l)
-	}
+	writeErrorLines(&b, lines)
 	return errors.New(b.String())
 }
 
