@@ -65,7 +65,7 @@ func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
 			return nil // not mounted: the common case, silent
 		case status == http.StatusOK:
 			// fetch refuses an HTML page with a 200: not the monitor.
-			logf("live: %s does not serve the schedoctor live monitor (%v); give its mount with -live", mount.Redacted(), err)
+			logf("live: %s does not serve the schedoctor live monitor (%v); give the path where the service mounts it", mount.Redacted(), err)
 			return nil
 		}
 		c.Error = r.redact(err.Error())
@@ -74,7 +74,7 @@ func captureLive(ctx context.Context, r *runner, livePath string) []*Capture {
 	}
 	rep, listed, err := parseLive(data)
 	if err != nil {
-		logf("live: %s: %s; give its mount with -live", c.Endpoint, r.redact(err.Error()))
+		logf("live: %s: %s; give the path where the service mounts it", c.Endpoint, r.redact(err.Error()))
 		return nil
 	}
 	c.Data, c.Bytes = data, int64(len(data))

@@ -363,6 +363,17 @@ type Summary struct {
 	Total    int              `json:"sites_total"`
 }
 
+// Hints asks for the collection time of a cumulative profile whose
+// duration is unknown: without it the waits have no rate.
+func (s *Summary) Hints() []finding.Note {
+	for _, p := range s.Profiles {
+		if p.Enabled && p.Seconds <= 0 {
+			return []finding.Note{finding.HintNote(finding.HintDuration, "give how long profiling had been enabled, for rates")}
+		}
+	}
+	return nil
+}
+
 // Result is what Analyze found.
 type Result struct {
 	Findings []finding.Finding
@@ -413,7 +424,7 @@ func Analyze(profs []*Profile, opt Options) (*Result, error) {
 		case !ps.Enabled:
 			ps.Status = "no samples: not enabled (runtime.SetBlockProfileRate is 0 by default), or nothing recorded since it was"
 		case dur <= 0:
-			ps.Status = "cumulative profile of unknown duration: seconds of waiting only (give -duration, or fetch ?seconds=N)"
+			ps.Status = "cumulative profile of unknown duration: seconds of waiting only (give how long it had been collecting, or fetch a delta with ?seconds=N)"
 		default:
 			ps.Status = "ok"
 		}

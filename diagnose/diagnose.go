@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/lint/inspect"
 )
 
@@ -77,13 +78,22 @@ func (r *SourceReport) Text() string {
 		if len(r.Missing) > 0 {
 			s += fmt.Sprintf(" (e.g. %s)", r.Missing[0])
 		}
-		return s + "; pass -src DIR with the module's source to judge them" + r.stoppedText()
+		return s + "; the module's source is needed to judge them" + r.stoppedText()
 	}
 	s := fmt.Sprintf("source: read %d of %d file(s) the hot lines name", r.Found, r.Looked)
 	if n := r.Looked - r.Found - r.Skipped; n > 0 {
-		s += fmt.Sprintf("; %d not found (e.g. %s): pass -src DIR", n, firstOf(r.Missing, r.Errors))
+		s += fmt.Sprintf("; %d not found (e.g. %s)", n, firstOf(r.Missing, r.Errors))
 	}
 	return s + r.stoppedText()
+}
+
+// Hints asks for the module's source when files the hot lines name were
+// not found.
+func (r *SourceReport) Hints() []finding.Note {
+	if r == nil || !r.Given || r.Looked-r.Found-r.Skipped <= 0 {
+		return nil
+	}
+	return []finding.Note{finding.HintNote(finding.HintSourceDir, "give the module's source directory, to judge the code at the hot lines")}
 }
 
 // stoppedText is Stopped as a sentence for Text.

@@ -62,6 +62,9 @@ type LoopVerdict struct {
 	maybe bool
 }
 
+// Hints is what the source asks for.
+func (s *ProfileSummary) Hints() []finding.Note { return s.Source.Hints() }
+
 // WriteText prints the cause table, then the source account and verdicts,
 // in 80 columns.
 func (s *ProfileSummary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }

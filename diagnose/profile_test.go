@@ -229,7 +229,7 @@ func TestProfileWithoutSource(t *testing.T) {
 		text string
 	}{
 		{"no reader", Options{}, "source: not read"},
-		{"files not found", Options{Source: &fakeSource{}}, "none of the 1 file(s) the hot lines name was found (e.g. /app/h.go); pass -src DIR"},
+		{"files not found", Options{Source: &fakeSource{}}, "none of the 1 file(s) the hot lines name was found (e.g. /app/h.go); the module's source is needed to judge them"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := Profile(res, c.opt)
@@ -247,6 +247,12 @@ func TestProfileWithoutSource(t *testing.T) {
 			}
 			if got := out.Summary.Source.Text(); !strings.Contains(got, c.text) {
 				t.Errorf("source text %q, want %q", got, c.text)
+			}
+			// The summary asks for the source in data, for a front end
+			// to name its flag; a run with no reader asks nothing.
+			asks := slices.ContainsFunc(out.Summary.Hints(), func(n finding.Note) bool { return n.Hint == finding.HintSourceDir })
+			if asks != (c.opt.Source != nil) {
+				t.Errorf("summary hints %+v: asks for the source %v, want %v", out.Summary.Hints(), asks, c.opt.Source != nil)
 			}
 		})
 	}

@@ -39,6 +39,11 @@ type TraceVerdict struct {
 	Spin     bool         `json:"spin"`
 }
 
+// Hints is what the trace and the source ask for.
+func (s *TraceSummary) Hints() []finding.Note {
+	return append(s.Summary.Hints(), s.Source.Hints()...)
+}
+
 // WriteText prints the trace's tables, then the source account and
 // verdicts, in 80 columns.
 func (s *TraceSummary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }

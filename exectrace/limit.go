@@ -221,9 +221,9 @@ type GenerationError struct {
 
 func (e *GenerationError) Error() string {
 	if e.v1 {
-		return fmt.Sprintf("the trace (an old format read whole, before Go 1.22) is larger than the limit of %s; raise -max-generation-mb", mb(e.Max))
+		return fmt.Sprintf("the trace (an old format read whole, before Go 1.22) is larger than the generation limit of %s", mb(e.Max))
 	}
-	return fmt.Sprintf("generation %d is larger than the limit of %s (the reader must hold a whole generation; raise -max-generation-mb)", e.Generation, mb(e.Max))
+	return fmt.Sprintf("generation %d is larger than the limit of %s (the reader must hold a whole generation)", e.Generation, mb(e.Max))
 }
 
 func (e *GenerationError) Unwrap() error { return ErrGenerationTooLarge }

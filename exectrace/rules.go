@@ -705,7 +705,7 @@ func causeOf(s *Summary, verdicts []*Verdict) cause {
 		c.spin = true
 		c.text = fmt.Sprintf("%.0f%% of the Ps' busy time is goroutines running %s at %s that run until preempted (%s): compute or spin, see SD308",
 			s.SpinPct, sp.Function, at, shape)
-		c.fix = "First rule out a spin at the line SD308 names (schedoctor lint, or -src DIR so the trace reads it): a busy wait there takes the Ps that others queue for. Only if it computes does the process need more CPU or less work."
+		c.fix = "First rule out a spin at the line SD308 names (schedoctor lint, or the module's source given to the trace so that it reads it): a busy wait there takes the Ps that others queue for. Only if it computes does the process need more CPU or less work."
 	}
 	return c
 }

@@ -647,6 +647,20 @@ func (s *Summary) ThinEvidence() string {
 	return s.Thin
 }
 
+// Hints asks for what a trace does not record and its judgements need:
+// the CPUs the process may use (SD303), and its CPU time when the trace
+// holds too few CPU samples to tell a host that withheld CPU.
+func (s *Summary) Hints() []finding.Note {
+	var hs []finding.Note
+	if s.Procs.CPUs <= 0 {
+		hs = append(hs, finding.HintNote(finding.HintCPUs, "give the CPUs the process may use (quota, cpuset), to judge the Ps against them"))
+	}
+	if s.Procs.ProcessCPU <= 0 {
+		hs = append(hs, finding.HintNote(finding.HintProcessCPU, "give the process's CPU time over the trace, to tell whether the host withheld CPU"))
+	}
+	return hs
+}
+
 // WriteText prints the figures as tables, for the text report, in 80
 // columns.
 func (s *Summary) WriteText(w io.Writer) error { return s.WriteTextWidth(w, 80) }
@@ -666,7 +680,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	if s.Truncated != nil {
 		p("truncated: %s", q(fmt.Sprint(s.Truncated)))
 	}
-	cpus := "unknown (set -cpus)"
+	cpus := "unknown (not recorded in a trace)"
 	if s.Procs.CPUs > 0 {
 		cpus = fmt.Sprintf("%g (busy Ps per CPU %.0f%%)", s.Procs.CPUs, s.Procs.PerCPUPct)
 	}
@@ -677,9 +691,9 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	case s.Procs.ProcessCPU > 0:
 		p("process CPU: %v (%.2f cores, from %s): the Ps were busy %.0f%% of it", s.Procs.ProcessCPU.Round(time.Millisecond), s.Procs.ProcessCores, q(s.Procs.ProcessCPUFrom), s.Procs.BusyPerCorePct)
 	case s.Procs.CPUSamples > 0:
-		p("process CPU: unknown (%d CPU samples in the trace, too few or not spread over it; pass -process-cpu): cannot tell whether the host withheld CPU", s.Procs.CPUSamples)
+		p("process CPU: unknown (%d CPU samples in the trace, too few or not spread over it): cannot tell whether the host withheld CPU", s.Procs.CPUSamples)
 	default:
-		p("process CPU: unknown (no CPU samples in the trace: no CPU profile ran; pass -process-cpu): cannot tell whether the host withheld CPU")
+		p("process CPU: unknown (no CPU samples in the trace: no CPU profile ran): cannot tell whether the host withheld CPU")
 	}
 	p("runnable goroutines: mean %.2f, max %d, more than GOMAXPROCS %.1f%% of the time", s.Runnable.Mean, s.Runnable.Max, s.Runnable.AboveProcsPct)
 	p("migrations: %.0f/s across Ps, %.0f/s across threads (%.0f%% of %d starts)", s.Migrations.PMovesPerS, s.Migrations.MMovesPerS, s.Migrations.MMovePct, s.Migrations.Starts)
@@ -735,10 +749,10 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 	}
 	table(sites)
 	if more {
-		b.WriteString("  ... more sites in -json\n")
+		b.WriteString("  ... more sites in the JSON report\n")
 	}
 	if system > 0 {
-		fmt.Fprintf(&b, "  (%d sites of runtime goroutines: see -json)\n", system)
+		fmt.Fprintf(&b, "  (%d sites of runtime goroutines: see the JSON report)\n", system)
 	}
 	if len(s.Spinning) > 0 {
 		b.WriteString("\n")

@@ -196,54 +196,6 @@ func (k *NoteKind) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Hint names an input a front end can give to sharpen a finding. A library
-// says it in words (Note.Text); the CLI maps it to its flag.
-type Hint int
-
-const (
-	HintNone Hint = iota
-	// HintSourceDir: the module's source directory, to judge the code at a
-	// hot line (the CLI's -src DIR).
-	HintSourceDir
-	// HintPID: the live process, to measure its own threads (-pid).
-	HintPID
-	// HintCostProbe: measure the server's per-connection cost (-probe or
-	// -model).
-	HintCostProbe
-	// HintProcessCPU: the process's CPU time over a trace's window, to
-	// tell a host that withheld CPU from Go's own queueing (-process-cpu).
-	HintProcessCPU
-)
-
-var hintNames = [...]string{
-	HintNone:       "",
-	HintSourceDir:  "source-dir",
-	HintPID:        "pid",
-	HintCostProbe:  "cost-probe",
-	HintProcessCPU: "process-cpu",
-}
-
-func (h Hint) String() string {
-	if h < 0 || int(h) >= len(hintNames) {
-		return fmt.Sprintf("Hint(%d)", int(h))
-	}
-	return hintNames[h]
-}
-
-func (h Hint) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
-
-// UnmarshalText reads a hint's name; one this version does not know reads
-// as HintNone (the note keeps its words, no flag is added).
-func (h *Hint) UnmarshalText(b []byte) error {
-	*h = HintNone
-	for i, n := range hintNames {
-		if string(b) == n {
-			*h = Hint(i)
-		}
-	}
-	return nil
-}
-
 // Note is one thing added beneath a finding's headline. Text is a clause,
 // lower case, no final period, composed after "; ".
 type Note struct {

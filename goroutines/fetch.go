@@ -46,7 +46,6 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*Dump, error) 
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
 		Client: opt.Client, Timeout: timeout, Limit: opt.Read.maxBytes(),
 		Expect: "/debug/pprof/goroutine", What: "a goroutine dump",
-		TimeoutHint: "raise -timeout", LimitHint: "raise -max-bytes",
 	})
 	if err != nil {
 		return nil, err

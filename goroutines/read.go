@@ -13,6 +13,7 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/sniff"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
@@ -252,7 +253,7 @@ func Read(ctx context.Context, name string, r io.Reader, opt ReadOptions) (*Dump
 		return nil, fmt.Errorf("%s: reading: %w", name, err)
 	}
 	if truncated {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes (raise it with -max-bytes)", name, limit)
+		return nil, finding.WithHint(fmt.Errorf("%s: larger than the limit of %d bytes", name, limit), finding.HintInputLimit)
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", name, context.Cause(ctx))
@@ -269,7 +270,7 @@ func parse(name string, data []byte, opt ReadOptions) (*Dump, error) {
 		limit := opt.maxBytes()
 		raw, err := sysread.Gunzip(data, limit)
 		if errors.Is(err, sysread.ErrTooLarge) {
-			return nil, fmt.Errorf("%s: uncompresses to more than the limit of %d bytes (raise it with -max-bytes)", name, limit)
+			return nil, finding.WithHint(fmt.Errorf("%s: uncompresses to more than the limit of %d bytes", name, limit), finding.HintInputLimit)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -96,7 +96,7 @@ var Assumed = PerConn{
 	Source:       "assumed",
 	Method: "published figures: under 1 KB (event loop), 4-12 KB (tuned goroutine per connection), " +
 		"20-30 KB (net/http or websocket with bufio pairs), plus about 4 KB of kernel memory per socket; " +
-		"measure yours with -probe or -model",
+		"measure yours with a cost probe",
 }
 
 // Summary holds every figure host read and computed. Paths are as the

@@ -10,13 +10,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 )
 
 // ErrNeedsLinux is returned when the live system is asked for on an OS that
 // has no /proc. A -sysroot tree can still be read there.
-var ErrNeedsLinux = errors.New("host needs Linux (or -sysroot with a copy of a Linux /proc and /sys)")
+var ErrNeedsLinux = finding.WithHint(errors.New("host needs Linux (or a copy of a Linux /proc and /sys to read)"), finding.HintSysroot)
 
 // tcpTableMax caps /proc/PID/net/tcp{,6}: about 150 bytes a socket, so a
 // million sockets fit; beyond, the socket figures are skipped with a warning.
@@ -203,7 +204,7 @@ func InspectContext(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	if opt.Watch > 0 && opt.PID != 0 {
 		if !live {
-			r.warn("-watch needs the live system: a sysroot tree is a snapshot")
+			r.warn("watching the descriptors needs the live system: a copy of /proc is a snapshot")
 		} else {
 			w, err := watch(ctx, r, procDir, opt)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
@@ -170,4 +171,18 @@ func ints(v []int) string {
 		return fmt.Sprintf("%v ... %v", v[:6], v[len(v)-6:])
 	}
 	return fmt.Sprint(v)
+}
+
+// Hints asks for what would replace an assumed figure with a measured one:
+// the server's cost per connection when the published range was used, the
+// pprof endpoint when a probe saw only RSS.
+func (s *Summary) Hints() []finding.Note {
+	var hs []finding.Note
+	if s.PerConn.Source == Assumed.Source {
+		hs = append(hs, finding.HintNote(finding.HintCostProbe, "measure this server's cost per connection instead of the published range"))
+	}
+	if s.Probe != nil && s.Probe.Before.HeapInuseBytes < 0 {
+		hs = append(hs, finding.HintNote(finding.HintHeapEndpoint, "give the server's pprof endpoint to the probe to see its Go heap per connection"))
+	}
+	return hs
 }

@@ -409,7 +409,8 @@ func pressure(s *Summary) *finding.Finding {
 		f.Fix = "nothing to change in this process for CPU wait; if its neighbours in the cgroup matter, give the cgroup more CPU or move them"
 		if wakeLatency {
 			f.Fix = "no CPU to add: the wait is the latency of many short wake-ups, which more CPU does not shorten; fewer, larger " +
-				"wake-ups (batching work per wake-up) cut it; re-run under the load that matters with -window to see whether it turns into CPU pressure"
+				"wake-ups (batching work per wake-up) cut it; re-run under the load that matters to see whether it turns into CPU pressure"
+			f.AddHint(finding.HintWindow, "a longer sampling window under that load")
 		}
 	}
 	return f
@@ -494,7 +495,16 @@ func hostPressureNote(s *Summary) string {
 		return ""
 	}
 	return fmt.Sprintf("only host-wide CPU pressure is available (%s: some avg60 %.2f%%): it is the whole machine's, context and not "+
-		"this process's, so SD406 does not judge it; run with -pid on the live process to measure its own run-queue wait", h.File, h.Avg60)
+		"this process's, so SD406 does not judge it; the live process's own run-queue wait would", h.File, h.Avg60)
+}
+
+// Hints asks for the live process when only the host's pressure was seen
+// (hostPressureNote): its own threads' wait is what SD406 judges.
+func (s *Summary) Hints() []finding.Note {
+	if hostPressureNote(s) == "" {
+		return nil
+	}
+	return []finding.Note{finding.HintNote(finding.HintPID, "measure the live process's own run-queue wait")}
 }
 
 // SD407: a memory limit and no GOMEMLIMIT.

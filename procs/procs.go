@@ -22,13 +22,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/procs/cgroup"
 	"github.com/schedoctor/schedoctor/procs/gobin"
 )
 
 // ErrNeedsLinux is returned when the live system is asked for on an OS that
 // has no /proc and cgroups. A -sysroot tree can still be read there.
-var ErrNeedsLinux = errors.New("procs needs Linux (or -sysroot with a copy of a Linux /proc and /sys)")
+var ErrNeedsLinux = finding.WithHint(errors.New("procs needs Linux (or a copy of a Linux /proc and /sys to read)"), finding.HintSysroot)
 
 // Options says which process to inspect and where. The zero value inspects
 // the current process's context on the live system.

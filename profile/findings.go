@@ -366,7 +366,7 @@ func (a *analysis) preempt() {
 			"that never yields (a retry around a non-blocking call) where the preemptions land",
 		[]classify.Cause{classify.Preempt},
 		"first rule out a loop that never yields at the lines the preemptions hit (a spin on a non-blocking call, an "+
-			"atomic or a select with a default: `schedoctor lint`, or -src DIR so the profile reads it); else, when "+
+			"atomic or a select with a default: `schedoctor lint`, or the module's source given to the profile so that it reads them); else, when "+
 			"GOMAXPROCS is above the CPUs really available, set it to them (check with `schedoctor procs`; in containers "+
 			"build with Go 1.25+ and go ≥ 1.25 in go.mod), and check that other processes do not crowd the CPUs; "+
 			"corroborate with `schedoctor trace` (Ps busier than CPUs, SD303)", evs...)

@@ -60,7 +60,7 @@ var ErrLimit = errors.New("over a limit")
 // known to exceed it when reading stopped (reading stops at the limit, so
 // Value is a lower bound).
 type LimitError struct {
-	Limit string  // "bytes", "samples", "frames", "locations", "gzip-ratio" (the flag is -max-<Limit>, -max-mb for bytes)
+	Limit string  // "bytes", "samples", "frames", "locations", "gzip-ratio": which of ReadOptions' limits
 	Value float64 // what was seen when reading stopped
 	Max   float64
 	What  string // the thing counted: "decompressed bytes", "samples", "functions", ...
@@ -68,13 +68,9 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Limit == "gzip-ratio" {
-		return fmt.Sprintf("decompresses at %.0f:1, over the gzip-ratio limit of %.0f:1 (a decompression bomb? raise -max-gzip-ratio if not)", e.Value, e.Max)
+		return fmt.Sprintf("decompresses at %.0f:1, over the gzip-ratio limit of %.0f:1 (a decompression bomb?)", e.Value, e.Max)
 	}
-	flag := "-max-" + e.Limit
-	if e.Limit == "bytes" {
-		flag = "-max-mb"
-	}
-	return fmt.Sprintf("more than %.0f %s, over the %s limit of %.0f (raise %s if the profile is genuine)", e.Max, e.What, e.Limit, e.Max, flag)
+	return fmt.Sprintf("more than %.0f %s, over the %s limit of %.0f", e.Max, e.What, e.Limit, e.Max)
 }
 
 func (e *LimitError) Unwrap() error { return ErrLimit }

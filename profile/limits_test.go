@@ -123,8 +123,8 @@ func TestLimitSamplesBomb(t *testing.T) {
 	if !errors.As(err, &le) || le.Limit != "gzip-ratio" || !errors.Is(err, ErrLimit) {
 		t.Fatalf("err = %v, want the gzip-ratio limit", err)
 	}
-	if !strings.Contains(err.Error(), "bomb.pb.gz: ") || !strings.Contains(err.Error(), "-max-gzip-ratio") {
-		t.Errorf("error %q does not name the file and the flag", err)
+	if !strings.Contains(err.Error(), "bomb.pb.gz: ") || !strings.Contains(err.Error(), "gzip-ratio limit") {
+		t.Errorf("error %q does not name the file and the limit", err)
 	}
 	t.Logf("allocated %.1f MB: %v", float64(alloc)/(1<<20), err)
 	// With the ratio raised, the samples limit stops reading at 1M samples
@@ -133,7 +133,7 @@ func TestLimitSamplesBomb(t *testing.T) {
 	alloc = labtest.Allocated(func() {
 		_, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1000})
 	})
-	if !errors.As(err, &le) || le.Limit != "samples" || !strings.Contains(err.Error(), "-max-samples") {
+	if !errors.As(err, &le) || le.Limit != "samples" || !strings.Contains(err.Error(), "samples limit") {
 		t.Fatalf("err = %v, want the samples limit", err)
 	}
 	if alloc > 128<<20 {

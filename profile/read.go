@@ -325,7 +325,6 @@ func Fetch(ctx context.Context, rawURL string, opt FetchOptions) (*profile.Profi
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
 		Client: opt.Client, Timeout: timeout, Limit: lim.MaxBytes,
 		Expect: "/debug/pprof/profile", What: "a CPU profile",
-		TimeoutHint: "raise -timeout, or lower -seconds", LimitHint: "raise -max-mb if the profile is genuine",
 	})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,25 @@ type Report struct {
 	Source   finding.Source    // "lint", "profile", ...
 	Findings []finding.Finding // sorted by the renderers' caller with finding.Sort
 	Summary  any               // source-specific figures; nil for none
+	// Hints ask for inputs that would sharpen the whole report (the CPUs
+	// a trace does not record, the module's source): notes of kind
+	// finding.NoteHint, in a library's words until a front end adds its
+	// flag. Fill it with SummaryHints.
+	Hints []finding.Note
+}
+
+// Hinter is implemented by summaries that know an input would sharpen
+// them; a summary says it in data (Hints), not by naming a flag in its text.
+type Hinter interface {
+	Hints() []finding.Note
+}
+
+// SummaryHints is what the summary asks for, nil when it asks nothing.
+func SummaryHints(summary any) []finding.Note {
+	if h, ok := summary.(Hinter); ok && h != nil {
+		return h.Hints()
+	}
+	return nil
 }
 
 // TextSummary is implemented by summaries that have a text form (a table of

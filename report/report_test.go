@@ -278,3 +278,49 @@ func TestTextThin(t *testing.T) {
 		})
 	}
 }
+
+// hintSummary asks for an input, as exectrace's summary asks for -cpus.
+type hintSummary struct{ hints []finding.Note }
+
+func (h *hintSummary) Hints() []finding.Note { return h.hints }
+
+// TestHints: what would sharpen the report travels as data (Report.Hints,
+// filled from the summary by SummaryHints) and every renderer shows it:
+// text as "hint:" lines above the findings, JSON as "hints" (absent when
+// there are none, so older readers see the same document). Hostile text
+// is escaped.
+func TestHints(t *testing.T) {
+	sum := &hintSummary{[]finding.Note{finding.HintNote(finding.HintCPUs, "give the CPUs \x1b[2J (-cpus)")}}
+	if got := SummaryHints(sum); len(got) != 1 || got[0].Hint != finding.HintCPUs {
+		t.Fatalf("SummaryHints = %+v", got)
+	}
+	if got := SummaryHints(struct{}{}); got != nil {
+		t.Errorf("a summary that asks nothing: %+v", got)
+	}
+	r := Report{Source: finding.SourceTrace, Findings: sample.Findings[:1], Hints: SummaryHints(sum)}
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "hint: give the CPUs ") || !strings.Contains(b.String(), " (-cpus)\n") || strings.Contains(b.String(), "\x1b") {
+		t.Errorf("text does not show the hint, escaped:\n%s", b.String())
+	}
+	b.Reset()
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Hints []finding.Note `json:"hints"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Hints) != 1 || doc.Hints[0].Hint != finding.HintCPUs || doc.Hints[0].Kind != finding.NoteHint {
+		t.Errorf("JSON hints %+v (%v):\n%s", doc.Hints, err, b.String())
+	}
+	b.Reset()
+	r.Hints = nil
+	if err := JSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `"hints"`) {
+		t.Errorf("no hints, yet the JSON has the field:\n%s", b.String())
+	}
+}

@@ -68,6 +68,12 @@ func Text(w io.Writer, r Report, opt TextOptions) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	for _, h := range r.Hints {
+		p.wrap("hint: ", "      ", textsafe.String(h.Text))
+	}
+	if len(r.Hints) > 0 {
+		fmt.Fprintln(bw)
+	}
 	fs := append([]finding.Finding(nil), r.Findings...)
 	finding.Sort(fs)
 	if len(fs) == 0 {

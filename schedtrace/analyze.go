@@ -103,8 +103,9 @@ func analyze(t *Trace) ([]finding.Finding, *Summary) {
 	s := summarize(t, ticks, a.rate)
 	s.Runs = len(runs)
 	if d := t.Stats.Dropped; d > 0 && len(t.Ticks) > 0 {
+		s.dropped = true
 		s.Notes = append(s.Notes, fmt.Sprintf("the input holds %d snapshots; the oldest %d were dropped to bound memory, "+
-			"so the last %d (from line %d) were analysed; raise the limit (schedtrace -max-ticks) to keep more",
+			"so the last %d (from line %d) were analysed; a higher snapshot limit keeps more",
 			t.Stats.SchedLines, d, len(t.Ticks), t.Ticks[0].Line))
 	}
 	if x := t.Stats.ExtraDetail; x > 0 {

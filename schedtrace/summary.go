@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
@@ -38,6 +39,16 @@ type Summary struct {
 	// tick by status and wait reason.
 	Goroutines *GCounts `json:"goroutines,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+
+	dropped bool // snapshots were dropped to bound memory (Hints)
+}
+
+// Hints asks for a higher snapshot limit when the oldest were dropped.
+func (s *Summary) Hints() []finding.Note {
+	if !s.dropped {
+		return nil
+	}
+	return []finding.Note{finding.HintNote(finding.HintTickLimit, "keep more snapshots to analyse the whole input")}
 }
 
 // Series is one figure over time.

@@ -80,18 +80,21 @@ func (s *Summary) Findings() []finding.Finding {
 	}
 	if len(withhold) > 0 {
 		f.Note(finding.NoteQualifier, "not recommended: "+strings.Join(withhold, "; "))
-		f.Fix = "no GOMAXPROCS is recommended from these runs: "
+		var do string
 		switch {
 		case len(s.Disturbed) > 0:
-			f.Fix += "sweep again when the machine is quiet, or with more -runs so that noise averages out"
+			do = "sweep again when the machine is quiet, or with more runs per value so that noise averages out"
+			f.AddHint(finding.HintRuns, "more runs per value")
 		case s.CPUs > 0 && s.Knee > s.CPUs:
-			f.Fix += fmt.Sprintf("keep GOMAXPROCS at or below the %d CPUs, and profile the command (schedoctor profile) at GOMAXPROCS=%d to see what the extra Ps run", s.CPUs, s.Knee)
+			do = fmt.Sprintf("keep GOMAXPROCS at or below the %d CPUs, and profile the command (schedoctor profile) at GOMAXPROCS=%d to see what the extra Ps run", s.CPUs, s.Knee)
 		default:
-			f.Fix += "sweep again with more -runs to narrow the intervals"
+			do = "sweep again with more runs per value to narrow the intervals"
+			f.AddHint(finding.HintRuns, "more runs per value")
 		}
 		if s.CPUs > 0 && s.Knee > s.CPUs {
-			f.Fix += fmt.Sprintf("; never more than the %d CPUs", s.CPUs)
+			do += fmt.Sprintf("; never more than the %d CPUs", s.CPUs)
 		}
+		f.Fix = "no GOMAXPROCS is recommended from these runs: " + do
 	} else if def, ok := s.point(s.CPUs); ok && s.CPUs != s.Knee && worseBeyond(def, knee, s.Better, s.Tolerance) {
 		// When the default (GOMAXPROCS = CPUs) was swept and is clearly worse
 		// than the knee, the advice matters: say so and warn.

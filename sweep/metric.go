@@ -162,7 +162,7 @@ func (s *outputScanner) line(l string) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(sub[1]), 64)
 		if err != nil {
 			if s.metricErr == nil {
-				s.metricErr = fmt.Errorf("-metric %s matched %q but %q is not a number", m.Name, l, sub[1])
+				s.metricErr = fmt.Errorf("the metric %s matched %q but %q is not a number", m.Name, l, sub[1])
 			}
 			continue
 		}

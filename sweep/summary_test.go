@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,7 +251,7 @@ func TestSweepHonesty(t *testing.T) {
 			4: {0.70, 0.55, 0.95, 0.66, 0.72},
 		}, 1, 2, 4)), finding.Info, 4,
 			[]string{"no clear knee: the intervals of GOMAXPROCS=2 (600ms–1.05s) and GOMAXPROCS=4 (550ms–950ms) overlap"},
-			"sweep again with more -runs"},
+			"sweep again with more runs per value"},
 		{"knee above the CPUs is never recommended", honest(func(s *Summary) {
 			for i := range s.Runs {
 				if s.Runs[i].Procs == 4 {
@@ -282,6 +283,10 @@ func TestSweepHonesty(t *testing.T) {
 			}
 			if !strings.Contains(f.Fix, tc.fix) {
 				t.Errorf("fix %q, want %q", f.Fix, tc.fix)
+			}
+			// More runs are asked for in data: the CLI names -runs.
+			if strings.Contains(tc.fix, "more runs") && !slices.Equal(f.Hints(), []finding.Hint{finding.HintRuns}) {
+				t.Errorf("hints %v, want the runs hint", f.Hints())
 			}
 			if tc.fix != "run it with GOMAXPROCS=2" && strings.Contains(f.Fix, "run it with GOMAXPROCS") {
 				t.Errorf("withheld, yet the fix recommends: %q", f.Fix)

@@ -314,7 +314,7 @@ func (r *runner) run(ctx context.Context, seq, round, p int) (RunResult, *RunErr
 	if _, ok := res.Metrics[r.s.Metric]; !ok {
 		msg := fmt.Sprintf("no value of the metric %q in the output", r.s.Metric)
 		if len(r.opt.Metrics) > 0 {
-			msg = fmt.Sprintf("no line of the output matched -metric %s", r.opt.Metrics[0])
+			msg = fmt.Sprintf("no line of the output matched the metric %s", r.opt.Metrics[0])
 			if e := cmp.Or(stdout.metricErr, stderr.metricErr); e != nil {
 				msg = e.Error()
 			}

@@ -244,9 +244,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			// memory allocated per connection and not yet touched. Measured
 			// here: go-tcp-proxy allocates two 64 KiB buffers per connection,
 			// 13 KiB of which are resident while idle.
-			res.Notes = append(res.Notes, fmt.Sprintf("the server's mapped data (VmData) grew %.0f B per connection, RSS %.0f B: memory allocated and not yet written (buffers) becomes resident once the connections carry data; give -pprof to see the Go heap", res.DataPerConn, res.RSSPerConn))
+			res.Notes = append(res.Notes, fmt.Sprintf("the server's mapped data (VmData) grew %.0f B per connection, RSS %.0f B: memory allocated and not yet written (buffers) becomes resident once the connections carry data; the server's pprof endpoint would show the Go heap", res.DataPerConn, res.RSSPerConn))
 		case res.Before.HeapInuseBytes < 0:
-			res.Notes = append(res.Notes, "only RSS growth was measured (no -pprof): it undercounts on a server that held more connections before (their freed memory is reused), so probe a freshly started server")
+			res.Notes = append(res.Notes, "only RSS growth was measured (no pprof endpoint): it undercounts on a server that held more connections before (their freed memory is reused), so probe a freshly started server")
 		case res.GoPerConn > 2*res.RSSPerConn:
 			res.Notes = append(res.Notes, fmt.Sprintf("RSS grew %.0f B per connection, the Go heap and stacks %.0f B: buffers allocated and not yet written are not resident, and pages freed earlier are reused without growing RSS; the larger Go figure is used", res.RSSPerConn, res.GoPerConn))
 		}

@@ -353,7 +353,11 @@ func (e *Env) fail(err error) int {
 		fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, kindMessage(ke))
 		return ExitError
 	}
-	fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, textsafe.Text(err.Error()))
+	msg := err.Error()
+	if h := e.errorHint(err); h != "" {
+		msg += " (" + h + ")"
+	}
+	fmt.Fprintf(e.Stderr, "schedoctor %s: %s\n", e.cmd, textsafe.Text(msg))
 	return ExitError
 }
 

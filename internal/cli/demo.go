@@ -88,7 +88,7 @@ LEVEL.`, `  schedoctor demo
 	if out.json || *verbose {
 		code = e.emit(&out, r)
 	} else {
-		r.Findings = withFlags(r.Findings)
+		r.Findings = e.withFlags(r.Findings)
 		finding.Sort(r.Findings)
 		if err := report.Text(e.Stdout, r, report.TextOptions{Compact: true, Color: e.color(), Wide: out.wide}); err != nil {
 			return e.fail(err)

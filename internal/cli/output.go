@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,8 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/schedoctor/schedoctor/exectrace"
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/safewrite"
+	"github.com/schedoctor/schedoctor/profile"
 	"github.com/schedoctor/schedoctor/report"
 	"github.com/schedoctor/schedoctor/report/htmlreport"
 )
@@ -70,40 +74,108 @@ func (o *outputFlags) check(e *Env) (int, bool) {
 	return 0, true
 }
 
-// hintFlags is how the CLI asks for what a finding's hint names: a library
-// says it in words ("give the module's source directory"), the CLI names
-// its flag after them. A hint with no flag here keeps the library's words.
+// hintFlags is how the CLI asks for what a hint names: a library says it
+// in words ("give the module's source directory"), the CLI names its flag
+// after them. A command whose flag differs has its own entry in
+// commandHintFlags. A hint with no flag keeps the library's words.
 var hintFlags = map[finding.Hint]string{
-	finding.HintSourceDir:  "-src DIR",
-	finding.HintPID:        "-pid",
-	finding.HintCostProbe:  "-probe or -model",
-	finding.HintProcessCPU: "-process-cpu",
+	finding.HintSourceDir:       "-src DIR",
+	finding.HintPID:             "-pid",
+	finding.HintCostProbe:       "-probe or -model",
+	finding.HintProcessCPU:      "-process-cpu",
+	finding.HintCPUs:            "-cpus",
+	finding.HintInputLimit:      "-max-mb",
+	finding.HintTimeout:         "-timeout, or a shorter -seconds",
+	finding.HintGenerationLimit: "-max-generation-mb",
+	finding.HintTickLimit:       "-max-ticks",
+	finding.HintRuns:            "-runs",
+	finding.HintWindow:          "-window",
+	finding.HintDuration:        "-duration",
+	finding.HintLiveMount:       "-live",
+	finding.HintSysroot:         "-sysroot DIR",
+	finding.HintHeapEndpoint:    "-pprof",
+}
+
+// commandHintFlags are the commands whose flag for a hint is not the
+// common one.
+var commandHintFlags = map[string]map[finding.Hint]string{
+	"goroutines": {finding.HintInputLimit: "-max-bytes", finding.HintTimeout: "-timeout"},
+	"procs":      {finding.HintInputLimit: "-max-file"},
+	"sweep":      {finding.HintTimeout: "-timeout"},
+}
+
+// flagFor is the flag of command cmd that gives what h asks for, "" when
+// it has none.
+func flagFor(cmd string, h finding.Hint) string {
+	if f, ok := commandHintFlags[cmd][h]; ok {
+		return f
+	}
+	return hintFlags[h]
 }
 
 // withFlags returns the findings with each hint note in the CLI's words:
 // the library's text, then the flag that gives what it asks for. The
 // findings are copied: the caller's notes stay as the library wrote them.
-func withFlags(fs []finding.Finding) []finding.Finding {
+func (e *Env) withFlags(fs []finding.Finding) []finding.Finding {
 	out := make([]finding.Finding, len(fs))
 	for i, f := range fs {
 		if len(f.Hints()) > 0 {
-			notes := make([]finding.Note, len(f.Notes))
-			for j, n := range f.Notes {
-				if flag, ok := hintFlags[n.Hint]; ok && n.Kind == finding.NoteHint {
-					n.Text += " (" + flag + ")"
-				}
-				notes[j] = n
-			}
-			f.Notes = notes
+			f.Notes = e.notesWithFlags(f.Notes)
 		}
 		out[i] = f
 	}
 	return out
 }
 
+// notesWithFlags is notes, copied, with the flag after each hint's text.
+func (e *Env) notesWithFlags(notes []finding.Note) []finding.Note {
+	out := make([]finding.Note, len(notes))
+	for j, n := range notes {
+		if flag := flagFor(e.cmd, n.Hint); flag != "" && n.Kind == finding.NoteHint {
+			n.Text += " (" + flag + ")"
+		}
+		out[j] = n
+	}
+	return out
+}
+
+// errorHint is what the user can change to get past err, in the CLI's
+// flags: a HintError's hint, or the limits and deadlines the sources
+// report with their own error types. "" when nothing is known to help.
+func (e *Env) errorHint(err error) string {
+	h := finding.HintOf(err)
+	var pl *profile.LimitError
+	switch {
+	case h != finding.HintNone:
+	case errors.As(err, &pl):
+		// profile's limits each have their flag: -max-frames, -max-mb, ...
+		if pl.Limit == "bytes" {
+			return "raise -max-mb if the input is genuine"
+		}
+		return "raise -max-" + pl.Limit + " if the input is genuine"
+	case errors.Is(err, exectrace.ErrGenerationTooLarge):
+		h = finding.HintGenerationLimit
+	case errors.Is(err, httpfetch.ErrTooLarge):
+		h = finding.HintInputLimit
+	case errors.Is(err, context.DeadlineExceeded):
+		h = finding.HintTimeout
+	}
+	flag := flagFor(e.cmd, h)
+	switch {
+	case flag == "":
+		return ""
+	case h == finding.HintInputLimit:
+		return "raise " + flag + " if the input is genuine"
+	case h == finding.HintTimeout, h == finding.HintGenerationLimit, h == finding.HintTickLimit:
+		return "raise " + flag
+	}
+	return "give " + flag
+}
+
 // emit renders the report in the chosen format and returns the exit code.
 func (e *Env) emit(o *outputFlags, r report.Report) int {
-	r.Findings = withFlags(r.Findings)
+	r.Findings = e.withFlags(r.Findings)
+	r.Hints = e.notesWithFlags(append(r.Hints, report.SummaryHints(r.Summary)...))
 	finding.Sort(r.Findings)
 	var err error
 	switch {

@@ -291,7 +291,7 @@ func TestProfileSrcGolden(t *testing.T) {
 		t.Errorf("without -src: exit %d, want a critical SD204 by its cost:\n%s", code, out)
 	}
 	checkGolden(t, filepath.Join("profile-src", "without-src.txt"), out)
-	if !strings.Contains(out, "pass -src DIR") {
+	if !strings.Contains(out, "hint: give the module's source directory") || !strings.Contains(out, "(-src DIR)") {
 		t.Errorf("without -src the report does not ask for it:\n%s", out)
 	}
 	code, _, errOut = run(t, "", "profile", "-src", filepath.Join(dir, "nosuch"), prof)

@@ -278,7 +278,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"all runs fail, keep going", []string{"-keep-going", "-procs", "1,2", "-runs", "2", "--", "sh", "-c", "exit 1"},
 			[]string{"no run succeeded: 4 of 4 runs failed"}},
 		{"no metric", []string{"-procs", "1", "-metric", `ops/s=ops/s ([0-9.]+)`, "--", "sh", "-c", "echo hello there"},
-			[]string{"no line of the output matched -metric ops/s=", "hello there"}},
+			[]string{"no line of the output matched the metric ops/s=", "hello there"}},
 		{"metric not a number", []string{"-procs", "1", "-metric", `ops/s=ops/s (\S+)`, "--", "sh", "-c", "echo ops/s many"},
 			[]string{`"many" is not a number`}},
 		{"bad procs", []string{"-procs", "0,2", "--", "true"}, []string{"out of range"}},

@@ -188,7 +188,6 @@ func fetchTrace(ctx context.Context, rawURL string, f traceFetch, ropt exectrace
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{
 		Timeout: timeout, IdleTimeout: time.Duration(secs)*time.Second + 30*time.Second, Limit: f.MaxBytes,
 		Expect: "/debug/pprof/trace", What: "an execution trace",
-		TimeoutHint: "raise -timeout, or lower -seconds", LimitHint: "raise -max-mb if the trace is genuine",
 	})
 	if err != nil {
 		return nil, "", err

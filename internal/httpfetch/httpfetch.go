@@ -143,11 +143,6 @@ type Options struct {
 	// What names the data the caller expects ("a CPU profile"), for the
 	// error of an HTML page; empty means "pprof data".
 	What string
-	// TimeoutHint ("raise -timeout") and LimitHint ("raise -max-bytes")
-	// say what the user can change; they end the deadline and size errors
-	// in parentheses. Empty omits them.
-	TimeoutHint string
-	LimitHint   string
 }
 
 // Error is the error of Get and of a Response's Body.
@@ -186,7 +181,7 @@ type Response struct {
 	// Body yields the answer's bytes. Its errors are *Error; it fails with
 	// ErrTooLarge on the read that passes Options.Limit, and returns that
 	// read's bytes too, so that a reader with its own limit check (which
-	// says which flag to raise) sees the excess and speaks first.
+	// names its own limit) sees the excess and speaks first.
 	Body io.Reader
 
 	body   *body
@@ -261,7 +256,7 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			if context.Cause(ctx) == own {
-				return fail(0, "no answer within "+opt.Timeout.String()+hint(opt.TimeoutHint), context.DeadlineExceeded)
+				return fail(0, "no answer within "+opt.Timeout.String(), context.DeadlineExceeded)
 			}
 			return fail(0, context.Cause(ctx).Error(), context.Cause(ctx))
 		}
@@ -279,8 +274,8 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	}
 	if opt.Limit > 0 && resp.ContentLength > opt.Limit {
 		resp.Body.Close()
-		return fail(resp.StatusCode, fmt.Sprintf("answer of %d bytes is larger than the limit of %d bytes%s",
-			resp.ContentLength, opt.Limit, hint(opt.LimitHint)), ErrTooLarge)
+		return fail(resp.StatusCode, fmt.Sprintf("answer of %d bytes is larger than the limit of %d bytes",
+			resp.ContentLength, opt.Limit), ErrTooLarge)
 	}
 	r := &Response{
 		Name: name, Status: resp.StatusCode, Header: resp.Header, ContentLength: resp.ContentLength,
@@ -377,13 +372,6 @@ func statusMessage(u *url.URL, resp *http.Response, opt Options) string {
 		msg += "; " + strings.Join(hints, " ")
 	}
 	return msg
-}
-
-func hint(h string) string {
-	if h == "" {
-		return ""
-	}
-	return " (" + h + ")"
 }
 
 // isHTML tells a page from pprof data by its first bytes. Every answer of
@@ -545,7 +533,7 @@ func (b *body) Read(p []byte) (int, error) {
 	b.n += int64(n)
 	if b.limit > 0 && b.n > b.limit {
 		b.failed = &Error{URL: b.resp.Name, Status: b.resp.Status,
-			Msg: fmt.Sprintf("answer larger than the limit of %d bytes%s", b.limit, hint(b.opt.LimitHint)), Err: ErrTooLarge}
+			Msg: fmt.Sprintf("answer larger than the limit of %d bytes", b.limit), Err: ErrTooLarge}
 		return n, b.failed
 	}
 	if err != nil && err != io.EOF {
@@ -575,7 +563,7 @@ func (b *body) ctxError() error {
 	}
 	if cause == b.own {
 		return &Error{URL: b.resp.Name, Status: b.resp.Status,
-			Msg: "answer not complete within " + b.own.d.String() + hint(b.opt.TimeoutHint), Err: context.DeadlineExceeded}
+			Msg: "answer not complete within " + b.own.d.String(), Err: context.DeadlineExceeded}
 	}
 	return &Error{URL: b.resp.Name, Status: b.resp.Status, Msg: cause.Error(), Err: cause}
 }

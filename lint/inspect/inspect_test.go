@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 var atRE = regexp.MustCompile(`// at: ([a-z-]+)(?: func: (\S+))?`)
@@ -313,7 +315,7 @@ func TestErrors(t *testing.T) {
 	if _, err := r.At("/nowhere/pkg/gone.go", 3); !errors.Is(err, ErrNoSource) {
 		t.Errorf("missing file: %v, want ErrNoSource", err)
 	}
-	if _, err := (&Resolver{}).At("/nowhere/gone.go", 3); !errors.Is(err, ErrNoSource) || !strings.Contains(err.Error(), "-src") {
+	if _, err := (&Resolver{}).At("/nowhere/gone.go", 3); !errors.Is(err, ErrNoSource) || finding.HintOf(err) != finding.HintSourceDir {
 		t.Errorf("missing file, no SrcDirs: %v", err)
 	}
 	if _, err := r.At("", 3); !errors.Is(err, ErrNoSource) {

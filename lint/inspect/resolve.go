@@ -273,9 +273,9 @@ func (r *Resolver) resolve(file string) (string, srcLoc, error) {
 	}
 	switch {
 	case len(roots) == 0 && r.Access.Origin == Remote:
-		return "", srcLoc{}, fmt.Errorf("%s: %w (recorded by a remote target: read only under -src DIR)", file, ErrNoSource)
+		return "", srcLoc{}, finding.WithHint(fmt.Errorf("%s: %w (recorded by a remote target: read only under a source root given)", file, ErrNoSource), finding.HintSourceDir)
 	case len(roots) == 0:
-		return "", srcLoc{}, fmt.Errorf("%s: %w (give the source root with -src DIR)", file, ErrNoSource)
+		return "", srcLoc{}, finding.WithHint(fmt.Errorf("%s: %w (no source root given)", file, ErrNoSource), finding.HintSourceDir)
 	case r.Access.Origin != OwnBuild:
 		return "", srcLoc{}, fmt.Errorf("%s: %w under %s", file, ErrNoSource, strings.Join(roots, ", "))
 	}
@@ -328,7 +328,7 @@ func (r *Resolver) asRecorded(file string, roots []string) (string, srcLoc, bool
 	case err != nil:
 		return "", srcLoc{}, false, nil
 	case fi.Mode().Type() == fs.ModeSymlink:
-		return "", srcLoc{}, false, fmt.Errorf("reading %s: a symlink (a recorded name is read only when it is the file itself; give -src DIR to read it under DIR)", file)
+		return "", srcLoc{}, false, finding.WithHint(fmt.Errorf("reading %s: a symlink (a recorded name is read only when it is the file itself; give a source root to read it under)", file), finding.HintSourceDir)
 	case !fi.Mode().IsRegular():
 		return "", srcLoc{}, false, fmt.Errorf("reading %s: not a regular file (%s)", file, fi.Mode().Type())
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedoctor/schedoctor/finding"
 )
 
 // readTree is a source root and, beside it, files that must never be read
@@ -122,8 +124,8 @@ func TestReadRules(t *testing.T) {
 	if _, err := remote.At(tr.outGo, 5); err == nil || !errors.Is(err, ErrNoSource) {
 		t.Errorf("remote absolute path: err = %v, want ErrNoSource", err)
 	}
-	if _, err := (&Resolver{Access: Access{Origin: Remote}}).At(tr.outGo, 5); err == nil || !strings.Contains(err.Error(), "-src") {
-		t.Errorf("remote, no root: err = %v, want it to name -src", err)
+	if _, err := (&Resolver{Access: Access{Origin: Remote}}).At(tr.outGo, 5); err == nil || finding.HintOf(err) != finding.HintSourceDir {
+		t.Errorf("remote, no root: err = %v, want it to ask for the source directory", err)
 	}
 }
 

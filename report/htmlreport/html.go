@@ -86,6 +86,9 @@ func Render(w io.Writer, r report.Report, opt Options) error {
 	for _, t := range report.Thin(r.Summary) {
 		page.Thin = append(page.Thin, clean(report.ThinPrefix+t))
 	}
+	for _, h := range r.Hints {
+		page.Hints = append(page.Hints, clean(h.Text))
+	}
 	if len(page.Thin) > 0 {
 		page.Counts += "; not enough evidence to rule causes out"
 	}
@@ -164,6 +167,7 @@ type pageData struct {
 	Data                   template.JS
 	Counts                 string
 	Thin                   []string // thin-evidence notes, shown under the heading
+	Hints                  []string // what would sharpen the report, under them
 	Findings               []findingData
 	Summary                string
 	Sets                   []setData
