@@ -9,6 +9,7 @@ import (
 
 type jsonReport struct {
 	Source   finding.Source    `json:"source"`
+	File     string            `json:"file,omitempty"` // JSONLine's only
 	Findings []finding.Finding `json:"findings"`
 	Summary  any               `json:"summary"`
 }
@@ -27,4 +28,32 @@ func JSON(w io.Writer, r Report) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(j)
+}
+
+// JSONLine writes r as one line of a stream of reports (NDJSON), one per
+// input of a run over several (trace A B C): JSON's object, compact, with
+// "file" after "source" naming the input it came from.
+func JSONLine(w io.Writer, file string, r Report) error {
+	j := jsonReport{Source: r.Source, File: file, Findings: r.Findings, Summary: r.Summary}
+	if j.Findings == nil {
+		j.Findings = []finding.Finding{}
+	}
+	if j.Summary == nil {
+		j.Summary = struct{}{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(j) // one line: no indent, and Encode ends it
+}
+
+// JSONErrorLine writes the line of an input that could not be read in such
+// a stream: {"source", "file", "error"}, without findings or summary.
+func JSONErrorLine(w io.Writer, source finding.Source, file, msg string) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Source finding.Source `json:"source"`
+		File   string         `json:"file"`
+		Error  string         `json:"error"`
+	}{source, file, msg})
 }
