@@ -21,6 +21,15 @@
 // when Read returns, unless the caller's context was cancelled (then it
 // stops after the read in progress).
 //
+// The rules are one function each, in rule_sdNNN.go (schedLatency is
+// SD301, ..., lockQueue SD309), listed in order in the traceRules table
+// that Findings walks. What several rules need is computed once before
+// them and shared through a ruleCtx: the program's own sites, the source's
+// verdicts on the spinning sites (Judge), and the causes the latency and
+// backlog findings name (a spin, a lock convoy or sleep poll, a host that
+// withheld the CPU; cause.go). docs/HACKING.md, "Adding a trace rule", says
+// where a new rule goes.
+//
 // Semantics that are easy to get wrong are spelled out in docs/trace.md:
 // "running" is time on a P (not CPU time), a trace does not record the CPUs
 // available (Options.CPUs), and locations are the user frames of the

@@ -172,11 +172,18 @@ func (e *Env) errorHint(err error) string {
 	return "give " + flag
 }
 
+// prepare is what every rendering of r starts from: the hints of the
+// findings and of the summary in the CLI's flags, the findings sorted.
+func (e *Env) prepare(r report.Report) report.Report {
+	r.Findings = e.withFlags(r.Findings)
+	r.Hints = e.notesWithFlags(append(r.Hints[:len(r.Hints):len(r.Hints)], report.SummaryHints(r.Summary)...))
+	finding.Sort(r.Findings)
+	return r
+}
+
 // emit renders the report in the chosen format and returns the exit code.
 func (e *Env) emit(o *outputFlags, r report.Report) int {
-	r.Findings = e.withFlags(r.Findings)
-	r.Hints = e.notesWithFlags(append(r.Hints, report.SummaryHints(r.Summary)...))
-	finding.Sort(r.Findings)
+	r = e.prepare(r)
 	var err error
 	switch {
 	case o.json:

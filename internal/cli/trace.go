@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
 	"github.com/schedoctor/schedoctor/internal/sniff"
+	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/report"
 )
 
@@ -22,7 +24,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|DIR|-|URL...",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -38,12 +40,18 @@ they were preempted) is read in the source: at the recorded path, else under eac
 there is reported at warning at its line and named as the cause of the latency findings.
 
 The CPU the process really got (the trace's CPU samples × 10ms, or -process-cpu, the user+system
-time of the same window from rusage) tells "the host took the CPU" from "Go queued work".`,
+time of the same window from rusage) tells "the host took the CPU" from "Go queued work".
+
+Several traces (files, or a directory for its files, not following its symbolic links) are read
+one after another, a report each: with -json one JSON object per line (NDJSON), with "file"; a
+trace that cannot be read is a line with "file" and "error", and the others go on. The exit status
+is the worst over the traces: 2 if any input could not be read.`,
 		"  go test -trace trace.out -run TestX ./pkg && schedoctor trace trace.out\n"+
 			"  schedoctor trace -cpus 2 -seconds 5 http://localhost:6060/debug/pprof/trace\n"+
 			"  curl -s localhost:6060/debug/pprof/trace?seconds=5 | schedoctor trace -cpus 2 -\n"+
 			"  schedoctor trace -src ~/src/myservice -process-cpu 1.8s trace.out\n"+
-			"  schedoctor trace -json trace.out | jq .summary.latency.overall")
+			"  schedoctor trace -json trace.out | jq .summary.latency.overall\n"+
+			"  schedoctor trace -json -cpus 2 traces/ | jq -c '{file, rules: [.findings[]?.rule]}'")
 	var out outputFlags
 	out.register(fs, true)
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
@@ -61,8 +69,8 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if code, ok := out.check(e); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		return e.usageError("want one trace file, - for stdin, or a /debug/pprof/trace URL")
+	if fs.NArg() == 0 {
+		return e.usageError("want one trace file, - for stdin, or a /debug/pprof/trace URL (or several files and directories: a report each)")
 	}
 	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
 		return code
@@ -82,50 +90,110 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if !(*maxMB > 0 && *maxMB <= 1<<30) {
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
-	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
-	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))}
-	name := fs.Arg(0)
+	c := traceRun{
+		topt:  exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU},
+		ropt:  exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))},
+		fetch: traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))},
+		src:   src, noSrc: *noSrc,
+	}
+	if len(fs.Args()) > 1 || isTraceDir(fs.Arg(0)) {
+		return e.traceMany(ctx, &out, c, fs.Args())
+	}
+	r, _, err := e.traceOne(ctx, c, traceInput{arg: fs.Arg(0)})
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.emit(&out, r)
+}
+
+// traceRun is what every trace of a run is read and judged with.
+type traceRun struct {
+	topt  exectrace.Options
+	ropt  exectrace.ReadOptions
+	fetch traceFetch
+	src   srcDirs
+	noSrc bool
+}
+
+// traceInput is one trace to read: a command-line argument (a file, - or
+// a URL), or a file found in a directory given on the command line (dir
+// set: it is opened under dir, by its entry name).
+type traceInput struct {
+	arg  string // the argument as given (a file, - or a URL); "" for a file in dir
+	name string // as the JSON lines and the headers call it (a URL without its password)
+	dir  string // the directory the file was found in; "" for an argument
+	base string // its name in dir
+	err  error  // refused before reading (a symbolic link in dir)
+}
+
+// traceOne reads one trace and judges it, with the source at its hot
+// lines unless c.noSrc. The report's findings are the joined ones; name
+// is what the messages called the trace ("stdin", a redacted URL).
+func (e *Env) traceOne(ctx context.Context, c traceRun, in traceInput) (report.Report, string, error) {
+	if in.err != nil {
+		return report.Report{}, in.name, in.err
+	}
+	name := in.arg
+	if in.dir != "" {
+		name = in.name
+	}
 	var res *exectrace.Result
 	var err error
-	if isURL(name) {
+	switch {
+	case in.dir != "":
+		// Opened under the directory (internal/sysread): a regular file,
+		// resolved inside it; not through openInput, so that an entry
+		// named "-" or "http://…" is a file.
+		e.doing("reading " + name)
+		f, _, oerr := sysread.Open(in.dir, in.base)
+		if oerr != nil {
+			return report.Report{}, name, oerr
+		}
+		defer f.Close()
+		res, err = readTraceKind(ctx, name, &ctxReader{ctx: ctx, r: f, f: f, what: "reading " + name}, c)
+	case isURL(name):
 		if err := e.checkEndpoint(name); err != nil {
-			return e.fail(err)
+			return report.Report{}, redactedURL(name), err
 		}
 		e.doing("fetching " + redactedURL(name))
-		res, name, err = fetchTrace(ctx, name, traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))}, ropt, topt)
-		if err != nil {
-			return e.fail(err)
-		}
-	} else {
+		var fetched string
+		res, fetched, err = fetchTrace(ctx, name, c.fetch, c.ropt, c.topt)
+		name = cmp.Or(fetched, redactedURL(name))
+	default:
 		r, closeIn, oerr := e.openInput(ctx, name)
 		if oerr != nil {
-			return e.fail(oerr)
+			return report.Report{}, cmp.Or(in.name, name), oerr
 		}
 		defer closeIn()
 		if name == "-" {
 			name = "stdin"
 		}
-		br := bufio.NewReaderSize(r, sniff.HeadSize)
-		if err := checkKind(br, name, "an execution trace", traceTakes); err != nil {
-			return e.fail(err)
-		}
-		res, err = readTrace(ctx, name, br, ropt, topt)
-		if err != nil {
-			return e.fail(err)
-		}
+		res, err = readTraceKind(ctx, name, r, c)
+	}
+	if err != nil {
+		return report.Report{}, name, err
 	}
 	if t := res.Summary.Truncated; t != nil {
 		e.warn("%s: %s", name, t)
 	}
 	opt := diagnose.Options{}
-	if !*noSrc {
-		opt.Source = sourceReader(src, isURL(fs.Arg(0))) // the verdicts read the loop, not the analyzers' findings
+	if !c.noSrc {
+		opt.Source = sourceReader(c.src, in.dir == "" && isURL(in.arg)) // the verdicts read the loop, not the analyzers' findings
 	}
-	joined, err := diagnose.Trace(res, topt, opt)
+	joined, err := diagnose.Trace(res, c.topt, opt)
 	if err != nil {
-		return e.fail(fmt.Errorf("%s: %w", name, err))
+		return report.Report{}, name, fmt.Errorf("%s: %w", name, err)
 	}
-	return e.emit(&out, report.Report{Source: finding.SourceTrace, Findings: joined.Findings, Summary: joined.Summary})
+	return report.Report{Source: finding.SourceTrace, Findings: joined.Findings, Summary: joined.Summary}, name, nil
+}
+
+// readTraceKind checks that r holds an execution trace, then reads it.
+func readTraceKind(ctx context.Context, name string, r io.Reader, c traceRun) (*exectrace.Result, error) {
+	br := bufio.NewReaderSize(r, sniff.HeadSize)
+	if err := checkKind(br, name, "an execution trace", traceTakes); err != nil {
+		return nil, err
+	}
+	return readTrace(ctx, name, br, c.ropt, c.topt)
 }
 
 // traceGenerationFlag registers -max-generation-mb, the trace reader's

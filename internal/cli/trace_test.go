@@ -86,7 +86,9 @@ func TestTraceBadInput(t *testing.T) {
 		{[]string{old}, "unsupported trace version go 1.10"},
 		{[]string{filepath.Join(dir, "missing.trace")}, "missing.trace: no such file"},
 		{[]string{}, "want one trace file"},
-		{[]string{"a", "b"}, "want one trace file"},
+		// several inputs are read one after another (tracemany_test.go):
+		// each missing one is named, and the status is 2
+		{[]string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}, "b: no such file"},
 		{[]string{"-cpus", "-1", text}, "-cpus -1"},
 		{[]string{"-process-cpu", "-1s", text}, "-process-cpu -1s"},
 		{[]string{"-json", "-sarif", text}, "cannot be used together"},
