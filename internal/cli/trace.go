@@ -22,7 +22,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|-|URL",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -38,12 +38,21 @@ they were preempted) is read in the source: at the recorded path, else under eac
 there is reported at warning at its line and named as the cause of the latency findings.
 
 The CPU the process really got (the trace's CPU samples × 10ms, or -process-cpu, the user+system
-time of the same window from rusage) tells "the host took the CPU" from "Go queued work".`,
+time of the same window from rusage) tells "the host took the CPU" from "Go queued work".
+
+-perfetto OUT also writes the trace FILE (not - or a URL: it is read again) as a Perfetto trace,
+to open in https://ui.perfetto.dev: a track per P with the goroutine it runs, state tracks for
+the goroutines that waited longest for a P or unblocked the most others, counters (runnable
+goroutines, heap, GOMAXPROCS), GC and stop-the-world ranges, and a flow from each unblocker to
+the goroutine it made runnable. It holds the window -span wide centred on -at (a time since the
+trace's start, as the report prints them), or the whole trace; at most -perfetto-max-mb, where
+a longer window is cut (a warning says where).`,
 		"  go test -trace trace.out -run TestX ./pkg && schedoctor trace trace.out\n"+
 			"  schedoctor trace -cpus 2 -seconds 5 http://localhost:6060/debug/pprof/trace\n"+
 			"  curl -s localhost:6060/debug/pprof/trace?seconds=5 | schedoctor trace -cpus 2 -\n"+
 			"  schedoctor trace -src ~/src/myservice -process-cpu 1.8s trace.out\n"+
-			"  schedoctor trace -json trace.out | jq .summary.latency.overall")
+			"  schedoctor trace -json trace.out | jq .summary.latency.overall\n"+
+			"  schedoctor trace -perfetto spike.pftrace -at 2.35s -span 300ms trace.out")
 	var out outputFlags
 	out.register(fs, true)
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
@@ -55,7 +64,12 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	seconds := fs.Int("seconds", 0, "for URLs: trace for this many seconds (?seconds=N); 0: the URL's own ?seconds=N, else 5")
 	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means -seconds plus 30s")
 	maxMB := fs.Float64("max-mb", defaultTraceMaxMB, "for URLs: refuse an answer larger than this many `MB`")
+	var pf perfettoFlags
+	pf.register(fs)
 	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := pf.check(e, fs); !ok {
 		return code
 	}
 	if code, ok := out.check(e); !ok {
@@ -63,6 +77,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	}
 	if fs.NArg() != 1 {
 		return e.usageError("want one trace file, - for stdin, or a /debug/pprof/trace URL")
+	}
+	if pf.out != "" && (fs.Arg(0) == "-" || isURL(fs.Arg(0))) {
+		return e.usageError("-perfetto reads the trace again, so it needs a trace file, not %s: save it to a file first", map[bool]string{true: "a URL", false: "standard input"}[isURL(fs.Arg(0))])
 	}
 	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
 		return code
@@ -116,6 +133,11 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	}
 	if t := res.Summary.Truncated; t != nil {
 		e.warn("%s: %s", name, t)
+	}
+	if pf.out != "" {
+		if code, ok := e.writePerfetto(ctx, &pf, name, ropt, res.Summary); !ok {
+			return code
+		}
 	}
 	opt := diagnose.Options{}
 	if !*noSrc {
