@@ -329,6 +329,10 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pingpong, err := os.ReadFile(testdata + "pingpong.trace") // one generation of 313 KB
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		in   []byte
@@ -343,6 +347,7 @@ func TestErrors(t *testing.T) {
 		{"header only", []byte("go 1.26 trace\x00\x00\x00"), Options{}, "no events"},
 		{"first generation cut", data[:len(data)/2], Options{}, "broken before its first event"},
 		{"generation limit too small", data, Options{Read: exectrace.ReadOptions{MaxGeneration: 10}}, "below the smallest allowed"},
+		{"first generation over the limit", pingpong, Options{Read: exectrace.ReadOptions{MaxGeneration: exectrace.MinMaxGeneration}}, "generation 1 is larger than the limit"},
 	} {
 		_, err := Export(ctx, io.Discard, opener(tc.in), tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -444,4 +449,31 @@ func corpusBytes(s string) ([]byte, error) {
 	}
 	q, err := strconv.Unquote(body[len("[]byte(") : len(body)-1])
 	return []byte(q), err
+}
+
+// TestNames: a goroutine the standard library started is named after the
+// user's function it runs (busyhandler's handlers, started by net/http),
+// never after a standard-library frame, on the P tracks and the state
+// tracks; a runtime name is kept only where no user frame exists.
+func TestNames(t *testing.T) {
+	_, _, d := export(t, "busyhandler.trace", Options{})
+	names := map[string]bool{}
+	for _, s := range d.slices {
+		if d.tracks[d.tracks[s.track].parent].name == "Ps" && s.name != "syscall" {
+			names[s.name] = true
+		}
+	}
+	if !names["main.badHandler"] {
+		t.Errorf("no run of main.badHandler on the P tracks: %v", names)
+	}
+	for _, bad := range []string{"net/http.(*conn).serve", "net/http.(*Server).Serve"} {
+		if names[bad] {
+			t.Errorf("a run named %q: the goroutine runs user code", bad)
+		}
+	}
+	for _, g := range d.children(d.byName("Goroutines")[0].uuid) {
+		if strings.HasPrefix(g.name, "net/http.(*conn).serve") {
+			t.Errorf("state track %q", g.name)
+		}
+	}
 }
