@@ -90,11 +90,13 @@ type pstate struct {
 }
 
 type gstate struct {
-	state  trace.GoState
-	p      trace.ProcID // the P it runs on, or ran on into a system call
-	reason string       // why it waits (the transition's reason)
-	open   bool         // its state slice is begun in the output
-	flow   uint64       // the flow from its unblocker, until it runs
+	naming
+	escaped string // the final name, escaped
+	state   trace.GoState
+	p       trace.ProcID // the P it runs on, or ran on into a system call
+	reason  string       // why it waits (the transition's reason)
+	open    bool         // its state slice is begun in the output
+	flow    uint64       // the flow from its unblocker, until it runs
 }
 
 type openRange struct {
@@ -120,7 +122,6 @@ type exporter struct {
 
 	ps       map[trace.ProcID]*pstate
 	gs       map[trace.GoID]*gstate
-	names    map[trace.GoID]string
 	vals     [nCounters]int64
 	known    [nCounters]bool
 	written  [nCounters]int64 // last value written
@@ -138,7 +139,7 @@ func newExporter(s *scan, w io.Writer, maxBytes int64, picked []trace.GoID) *exp
 		s: s, w: newWriter(w, maxBytes),
 		picked: map[trace.GoID]int{}, order: picked,
 		ws: s.first + trace.Time(s.win.Start), declared: map[uint64]bool{},
-		ps: map[trace.ProcID]*pstate{}, gs: map[trace.GoID]*gstate{}, names: map[trace.GoID]string{},
+		ps: map[trace.ProcID]*pstate{}, gs: map[trace.GoID]*gstate{},
 	}
 	if s.win.End > 0 {
 		e.we = s.first + trace.Time(s.win.End)
@@ -154,17 +155,25 @@ func newExporter(s *scan, w io.Writer, maxBytes int64, picked []trace.GoID) *exp
 // event, as `schedoctor trace` prints offsets.
 func (e *exporter) ts(t trace.Time) uint64 { return uint64(t - e.s.first) }
 
-// name is the escaped name of goroutine id's function, as the first pass
-// found it, or "G<id>" when no stack of it was seen.
+// name is the escaped name of goroutine id's function: the first pass's,
+// which looked ahead to the window's end, else what this pass has seen of
+// it, else "G<id>".
 func (e *exporter) name(id trace.GoID) string {
-	if n, ok := e.names[id]; ok {
-		return n
+	g := e.gs[id]
+	if g != nil && g.escaped != "" {
+		return g.escaped
 	}
-	n := gid(id)
-	if g := e.s.gs[id]; g != nil && g.name != "" {
-		n = textsafe.String(g.name)
+	n := e.s.nameOf(id)
+	if n == "" && g != nil {
+		n = g.name
 	}
-	e.names[id] = n
+	if n == "" {
+		return gid(id)
+	}
+	n = textsafe.String(n)
+	if g != nil && (g.user || e.s.nameOf(id) != "") {
+		g.escaped = n // final
+	}
 	return n
 }
 
@@ -265,6 +274,7 @@ func (e *exporter) goTransition(ev *trace.Event, st *trace.StateTransition, t tr
 		return // re-announced at a generation boundary
 	}
 	g := e.g(id)
+	g.observe(st.Stack)
 	// Leaving: its P slice (running or in a system call), its state slice.
 	if from == trace.GoRunning || from == trace.GoSyscall {
 		if p := e.ps[g.p]; p != nil && p.g == id {
@@ -302,7 +312,6 @@ func (e *exporter) goTransition(ev *trace.Event, st *trace.StateTransition, t tr
 	switch to {
 	case trace.GoNotExist:
 		delete(e.gs, id)
-		delete(e.names, id)
 		return
 	case trace.GoRunnable:
 		e.addRunnable(+1, t)

@@ -133,7 +133,7 @@ func Export(ctx context.Context, w io.Writer, open func() (io.ReadCloser, error)
 		ngo = DefaultGoroutines
 	}
 
-	s := newScan(win)
+	s := newScan(win, max(ngo, 0))
 	if err := pass(ctx, open, opt.Read.MaxGeneration, s.visit, &s.readErr); err != nil {
 		return nil, err
 	}

@@ -477,3 +477,33 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestScanKeepsTheBestEnded: the first pass keeps, of the goroutines that
+// ended in the window, no more than a few times the picks, and still
+// picks the best of each ranking, in turn.
+func TestScanKeepsTheBestEnded(t *testing.T) {
+	s := newScan(Window{}, 4)
+	for i := 1; i <= 10_000; i++ {
+		g := &gscan{runnable: time.Duration(i % 5000), unblocks: (i * 7919) % 10_007}
+		g.name = "main.f"
+		s.retire(trace.GoID(i), g)
+		if len(s.gone) > 4*4+64 {
+			t.Fatalf("%d ended goroutines kept after %d", len(s.gone), i)
+		}
+	}
+	got := s.pick(4)
+	// Longest runnable: 4999 ns, by ids 4999 and 9999 (ties by id); most
+	// unblocks: the i where i*7919 mod 10007 is largest.
+	var most trace.GoID
+	for i := 1; i <= 10_000; i++ {
+		if most == 0 || (i*7919)%10_007 > (int(most)*7919)%10_007 {
+			most = trace.GoID(i)
+		}
+	}
+	if len(got) != 4 || got[0] != 4999 || got[1] != most || got[2] != 9999 {
+		t.Errorf("picked %v, want [4999 %d 9999 ...]", got, most)
+	}
+	if s.nameOf(got[0]) != "main.f" {
+		t.Errorf("picked goroutine's name %q", s.nameOf(got[0]))
+	}
+}
