@@ -317,24 +317,12 @@ func (e *exporter) goTransition(ev *trace.Event, st *trace.StateTransition, t tr
 		e.addRunnable(+1, t)
 	case trace.GoRunning:
 		g.p = ev.Proc()
-		if g.p != trace.NoProc {
-			p := e.p(g.p)
-			*p = pstate{g: id, kind: pRun}
-			if e.live {
-				p.open = e.beginP(t, g.p, id, g)
-			}
-		}
+		e.show(g.p, id, pRun, g, t)
 	case trace.GoSyscall:
 		if g.p == trace.NoProc || from != trace.GoRunning {
 			g.p = ev.Proc()
 		}
-		if g.p != trace.NoProc {
-			p := e.p(g.p)
-			*p = pstate{g: id, kind: pSys}
-			if e.live {
-				p.open = e.beginP(t, g.p, id, g)
-			}
-		}
+		e.show(g.p, id, pSys, g, t)
 	case trace.GoWaiting:
 		g.reason = ""
 		if from == trace.GoRunning {
@@ -344,6 +332,24 @@ func (e *exporter) goTransition(ev *trace.Event, st *trace.StateTransition, t tr
 	g.state = to
 	if _, ok := e.picked[id]; ok && e.live {
 		g.open = e.beginG(t, id, g)
+	}
+}
+
+// show makes P pid show goroutine id running, or in a system call. What
+// the P showed is ended first: in a consistent trace its goroutine left
+// it already, but a library must not let a trace that says otherwise
+// leave a slice open.
+func (e *exporter) show(pid trace.ProcID, id trace.GoID, kind pkind, g *gstate, t trace.Time) {
+	if pid == trace.NoProc {
+		return
+	}
+	p := e.p(pid)
+	if p.open {
+		e.end1(t, kindP|uint64(pid))
+	}
+	*p = pstate{g: id, kind: kind}
+	if e.live {
+		p.open = e.beginP(t, pid, id, g)
 	}
 }
 

@@ -75,8 +75,8 @@ func TestTracePerfettoLink(t *testing.T) {
 	if b, _ := os.ReadFile(victim); !bytes.Equal(b, []byte("keep")) {
 		t.Errorf("the link's target was written: %q", b)
 	}
-	if st, err := os.Lstat(out); err != nil || !st.Mode().IsRegular() {
-		t.Errorf("out is not a regular file: %v %v", st.Mode(), err)
+	if st, err := os.Lstat(out); err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
+		t.Errorf("out is not a regular 0600 file: %v %v", st.Mode(), err)
 	}
 }
 
