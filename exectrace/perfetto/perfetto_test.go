@@ -118,9 +118,13 @@ func TestPingpongTracksAndFlows(t *testing.T) {
 	}
 
 	pairs := map[[2]string]int{}
+	through := 0 // flows through the unblocked goroutine's runnable state slice
 	for _, f := range d.flows {
 		if !f.ended {
 			continue // unblocked at the end of the trace, never ran
+		}
+		if len(f.steps) == 3 && f.steps[1].name == "runnable" && d.tracks[d.tracks[f.steps[1].track].parent].name == "Goroutines" {
+			through++
 		}
 		src, dst := f.steps[0], f.steps[len(f.steps)-1]
 		if src.begin.typ != 3 || src.name != "unblock" {
@@ -148,6 +152,9 @@ func TestPingpongTracksAndFlows(t *testing.T) {
 		if pairs[p] < 100 {
 			t.Errorf("%d flows from %s to %s, want the hand-offs (flows: %v)", pairs[p], p[0], p[1], pairs)
 		}
+	}
+	if through < len(d.flows)/2 {
+		t.Errorf("%d of %d flows pass through the runnable slice of the goroutine they unblock (both have state tracks)", through, len(d.flows))
 	}
 	if st.Flows < len(d.flows) || len(d.flows) == 0 {
 		t.Errorf("Stats.Flows %d, decoded %d", st.Flows, len(d.flows))
