@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/schedoctor/schedoctor/exectrace"
@@ -95,4 +96,16 @@ func (e *Env) writePerfetto(ctx context.Context, p *perfettoFlags, name string, 
 			p.out, opt.Window, st.Window.End.Round(time.Microsecond), p.maxMB)
 	}
 	return 0, true
+}
+
+// sameFile reports whether the file out would replace is the file in
+// (through a link or another path): the export would replace the trace it
+// reads.
+func sameFile(out, in string) bool {
+	a, err := os.Stat(out)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(in)
+	return err == nil && os.SameFile(a, b)
 }

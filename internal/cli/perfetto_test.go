@@ -103,6 +103,7 @@ func TestTracePerfettoUsage(t *testing.T) {
 		{"stdin", data, []string{"-perfetto", out, "-"}, "needs a trace file, not standard input"},
 		{"url", nil, []string{"-perfetto", out, "http://127.0.0.1:1/debug/pprof/trace"}, "needs a trace file, not a URL"},
 		{"window after the end", nil, []string{"-perfetto", out, "-at", "1h", in}, "the window holds no event of the trace"},
+		{"the trace itself", nil, []string{"-perfetto", in, in}, "is the trace itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runTraceCmd(t, tc.stdin, tc.args...)

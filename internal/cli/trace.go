@@ -81,6 +81,9 @@ a longer window is cut (a warning says where).`,
 	if pf.out != "" && (fs.Arg(0) == "-" || isURL(fs.Arg(0))) {
 		return e.usageError("-perfetto reads the trace again, so it needs a trace file, not %s: save it to a file first", map[bool]string{true: "a URL", false: "standard input"}[isURL(fs.Arg(0))])
 	}
+	if pf.out != "" && sameFile(pf.out, fs.Arg(0)) {
+		return e.usageError("-perfetto %s is the trace itself: name another file", pf.out)
+	}
 	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
 		return code
 	}
