@@ -118,6 +118,7 @@ type exporter struct {
 	done     bool       // the window was closed
 	cut      bool
 	end      trace.Time // where the window closed
+	last     trace.Time // the last event seen
 	declared map[uint64]bool
 
 	ps       map[trace.ProcID]*pstate
@@ -189,6 +190,7 @@ func (e *exporter) trackName(id trace.GoID) string {
 
 func (e *exporter) visit(ev *trace.Event) bool {
 	t := ev.Time()
+	e.last = max(e.last, t)
 	if e.we != 0 && t > e.we {
 		if !e.live {
 			e.begin(e.ws)
@@ -376,7 +378,7 @@ func (e *exporter) procTransition(st *trace.StateTransition, t trace.Time) {
 func (e *exporter) begin(t trace.Time) {
 	e.live = true
 	ok := e.declare(t, &track{uuid: uuidGroupPs, name: "Ps", description: "what each P runs: a slice per goroutine run, named after its function; an unblock instant where it made another goroutine runnable, with a flow to where that one ran", explicit: true}) &&
-		e.declare(t, &track{uuid: uuidGroupGs, name: "Goroutines", description: fmt.Sprintf("the states of the %d goroutines that waited longest for a P or unblocked the most others in the window, in turn", len(e.order)), explicit: true}) &&
+		e.declare(t, &track{uuid: uuidGroupGs, name: "Goroutines", description: fmt.Sprintf("the states of the goroutines (at most %d) that waited longest for a P or unblocked the most others in the window, in turn", len(e.order)), explicit: true}) &&
 		e.declare(t, &track{uuid: uuidGroupRuntime, name: "Runtime", description: "counters and the GC's ranges"})
 	pids := make([]trace.ProcID, 0, len(e.ps))
 	for id := range e.ps {
@@ -385,12 +387,6 @@ func (e *exporter) begin(t trace.Time) {
 	slices.Sort(pids)
 	for _, id := range pids {
 		ok = ok && e.declareP(t, id)
-	}
-	for rank, id := range e.order {
-		ok = ok && e.declare(t, &track{uuid: kindG | uint64(id)&idMask, parent: uuidGroupGs, name: e.trackName(id), rank: int32(rank), ranked: true})
-		if ok {
-			e.st.Goroutines++
-		}
 	}
 	for c := range nCounters {
 		ok = ok && e.declare(t, &track{uuid: kindCounter | uint64(c), parent: uuidGroupRuntime, name: counters[c].name, counterUnit: counters[c].unit})
@@ -500,8 +496,20 @@ func (e *exporter) beginP(t trace.Time, p trace.ProcID, id trace.GoID, g *gstate
 
 // beginG begins the state slice of a picked goroutine. Its runnable
 // slice is a step of the flow from its unblocker.
+//
+// Its track is declared with its first slice: a goroutine picked from the
+// window that first shows after the size limit cut it gets no track.
 func (e *exporter) beginG(t trace.Time, id trace.GoID, g *gstate) bool {
 	ev := event{typ: typeSliceBegin, track: kindG | uint64(id)&idMask}
+	if g.state == trace.GoNotExist || g.state == trace.GoUndetermined {
+		return false
+	}
+	if !e.declared[ev.track] {
+		if !e.declare(t, &track{uuid: ev.track, parent: uuidGroupGs, name: e.trackName(id), rank: int32(e.picked[id]), ranked: true}) {
+			return false
+		}
+		e.st.Goroutines++
+	}
 	switch g.state {
 	case trace.GoRunning:
 		ev.name = "running"
@@ -614,7 +622,7 @@ func (e *exporter) close(broken error) {
 	if e.done {
 		return
 	}
-	last := max(e.s.last, e.ws) // a window in a gap of the trace ends where it starts
+	last := max(e.last, e.ws) // a window in a gap of the trace ends where it starts
 	if !e.live {
 		e.begin(e.ws)
 	}
@@ -630,7 +638,7 @@ func (e *exporter) close(broken error) {
 func (e *exporter) stats(broken error) *Stats {
 	st := e.st
 	st.Window = Window{Start: e.s.win.Start, End: time.Duration(e.end - e.s.first)}
-	st.TraceEnd = e.s.rel(e.s.last)
+	st.TraceEnd = e.s.rel(max(e.last, e.s.first))
 	st.Bytes, st.Packets, st.Cut = e.w.n, e.w.packets, e.cut
 	if broken != nil {
 		st.Broken = broken.Error()

@@ -73,7 +73,8 @@ type Stats struct {
 	// Window is what was exported: the window asked for, its end moved to
 	// where the trace ended or where the size limit cut it.
 	Window Window
-	// TraceEnd is the time of the last event read.
+	// TraceEnd is the time of the last event read: the end of the trace
+	// when the window reached it (a cut window stops reading).
 	TraceEnd time.Duration
 	Bytes    int64
 	Packets  int
@@ -134,7 +135,26 @@ func Export(ctx context.Context, w io.Writer, open func() (io.ReadCloser, error)
 	}
 
 	s := newScan(win, max(ngo, 0))
-	if err := pass(ctx, open, opt.Read.MaxGeneration, s.visit, &s.readErr); err != nil {
+	// Alongside the scan, the export without state tracks, written
+	// nowhere: where the size limit cuts it, the real export (which writes
+	// the same and the state tracks) is cut at the latest. The scan stops
+	// there, so that the goroutines picked are those that mattered in what
+	// is written, and a whole trace is not read twice for 32 MB of it.
+	var dry *exporter
+	scanAndSize := func(ev *trace.Event) bool {
+		if !s.visit(ev) {
+			return false
+		}
+		if dry == nil {
+			dry = newExporter(s, io.Discard, maxBytes, nil)
+		}
+		if !dry.visit(ev) && dry.cut {
+			s.reachedEnd = true // the export ends here or before
+			return false
+		}
+		return true
+	}
+	if err := pass(ctx, open, opt.Read.MaxGeneration, scanAndSize, &s.readErr); err != nil {
 		return nil, err
 	}
 	if s.events == 0 {

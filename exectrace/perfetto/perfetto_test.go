@@ -514,3 +514,28 @@ func TestScanKeepsTheBestEnded(t *testing.T) {
 		t.Errorf("picked goroutine's name %q", s.nameOf(got[0]))
 	}
 }
+
+// TestCutPicksWhatIsWritten: when the size limit cuts the window, the
+// goroutines given a state track are picked from what is written, not
+// from the rest of the window (a goroutine created after the cut would
+// get an empty track).
+func TestCutPicksWhatIsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		trace string
+		max   int64
+	}{{"mutex.trace", MinMaxBytes + 4000}, {"pingpong.trace", 200_000}, {"busyhandler.trace", 60_000}} {
+		_, st, d := export(t, tc.trace, Options{MaxBytes: tc.max})
+		if !st.Cut {
+			t.Fatalf("%s: not cut at %d bytes", tc.trace, tc.max)
+		}
+		used := map[uint64]bool{}
+		for _, s := range d.slices {
+			used[s.track] = true
+		}
+		for _, g := range d.children(d.byName("Goroutines")[0].uuid) {
+			if !used[g.uuid] {
+				t.Errorf("%s: state track %q is empty: picked from after the cut at %v", tc.trace, g.name, st.Window.End)
+			}
+		}
+	}
+}
