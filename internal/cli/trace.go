@@ -24,7 +24,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|DIR|-|URL...",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|DIR|-|URL...",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -45,13 +45,22 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 Several traces (files, or a directory for its files, not following its symbolic links) are read
 one after another, a report each: with -json one JSON object per line (NDJSON), with "file"; a
 trace that cannot be read is a line with "file" and "error", and the others go on. The exit status
-is the worst over the traces: 2 if any input could not be read.`,
+is the worst over the traces: 2 if any input could not be read.
+
+-perfetto OUT also writes the trace FILE (not - or a URL: it is read again) as a Perfetto trace,
+to open in https://ui.perfetto.dev: a track per P with the goroutine it runs, state tracks for
+the goroutines that waited longest for a P or unblocked the most others, counters (runnable
+goroutines, heap, GOMAXPROCS), GC and stop-the-world ranges, and a flow from each unblocker to
+the goroutine it made runnable. It holds the window -span wide centred on -at (a time since the
+trace's start, as the report prints them), or the whole trace; at most -perfetto-max-mb, where
+a longer window is cut (a warning says where). It needs one trace file.`,
 		"  go test -trace trace.out -run TestX ./pkg && schedoctor trace trace.out\n"+
 			"  schedoctor trace -cpus 2 -seconds 5 http://localhost:6060/debug/pprof/trace\n"+
 			"  curl -s localhost:6060/debug/pprof/trace?seconds=5 | schedoctor trace -cpus 2 -\n"+
 			"  schedoctor trace -src ~/src/myservice -process-cpu 1.8s trace.out\n"+
 			"  schedoctor trace -json trace.out | jq .summary.latency.overall\n"+
-			"  schedoctor trace -json -cpus 2 traces/ | jq -c '{file, rules: [.findings[]?.rule]}'")
+			"  schedoctor trace -json -cpus 2 traces/ | jq -c '{file, rules: [.findings[]?.rule]}'\n"+
+			"  schedoctor trace -perfetto spike.pftrace -at 2.35s -span 300ms trace.out")
 	var out outputFlags
 	out.register(fs, true)
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
@@ -63,7 +72,12 @@ is the worst over the traces: 2 if any input could not be read.`,
 	seconds := fs.Int("seconds", 0, "for URLs: trace for this many seconds (?seconds=N); 0: the URL's own ?seconds=N, else 5")
 	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means -seconds plus 30s")
 	maxMB := fs.Float64("max-mb", defaultTraceMaxMB, "for URLs: refuse an answer larger than this many `MB`")
+	var pf perfettoFlags
+	pf.register(fs)
 	if code, ok := e.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := pf.check(e, fs); !ok {
 		return code
 	}
 	if code, ok := out.check(e); !ok {
@@ -71,6 +85,15 @@ is the worst over the traces: 2 if any input could not be read.`,
 	}
 	if fs.NArg() == 0 {
 		return e.usageError("want one trace file, - for stdin, or a /debug/pprof/trace URL (or several files and directories: a report each)")
+	}
+	if pf.out != "" && (fs.NArg() > 1 || isTraceDir(fs.Arg(0))) {
+		return e.usageError("-perfetto exports one trace: give one trace file")
+	}
+	if pf.out != "" && (fs.Arg(0) == "-" || isURL(fs.Arg(0))) {
+		return e.usageError("-perfetto reads the trace again, so it needs a trace file, not %s: save it to a file first", map[bool]string{true: "a URL", false: "standard input"}[isURL(fs.Arg(0))])
+	}
+	if pf.out != "" && sameFile(pf.out, fs.Arg(0)) {
+		return e.usageError("-perfetto %s is the trace itself: name another file", pf.out)
 	}
 	if code, ok := e.checkCPUs("cpus", *cpus); !ok {
 		return code
@@ -95,6 +118,7 @@ is the worst over the traces: 2 if any input could not be read.`,
 		ropt:  exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))},
 		fetch: traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))},
 		src:   src, noSrc: *noSrc,
+		pf: &pf,
 	}
 	if len(fs.Args()) > 1 || isTraceDir(fs.Arg(0)) {
 		return e.traceMany(ctx, &out, c, fs.Args())
@@ -113,6 +137,7 @@ type traceRun struct {
 	fetch traceFetch
 	src   srcDirs
 	noSrc bool
+	pf    *perfettoFlags // -perfetto: one trace only
 }
 
 // traceInput is one trace to read: a command-line argument (a file, - or
@@ -175,6 +200,11 @@ func (e *Env) traceOne(ctx context.Context, c traceRun, in traceInput) (report.R
 	}
 	if t := res.Summary.Truncated; t != nil {
 		e.warn("%s: %s", name, t)
+	}
+	if c.pf != nil && c.pf.out != "" {
+		if err := e.writePerfetto(ctx, c.pf, name, c.ropt, res.Summary); err != nil {
+			return report.Report{}, name, err
+		}
 	}
 	opt := diagnose.Options{}
 	if !c.noSrc {

@@ -71,6 +71,11 @@ lint/driver, lint/loops < lint/inspect;
 # GOMAXPROCS; host/probe measures a connection; sweep/* run and measure.
 BASE < profile/classify < profile;
 BASE < exectrace, schedtrace, goroutines, contention;
+
+# exectrace/perfetto writes a window of a trace for the Perfetto UI: it
+# walks the events under the trace source's reading limit and judges
+# nothing, so it is no source; the command line calls it.
+exectrace < exectrace/perfetto;
 BASE, procs/cgroup, procs/gobin < procs;
 BASE, procs/cgroup, host/probe < host;
 BASE, sweep/proc, sweep/loadgen, sweep/stats < sweep;
@@ -113,7 +118,7 @@ check, report/htmlreport, internal/lab, internal/demo/labsvc,
 live/livetrace
 < internal/demo;
 internal/demo, internal/sniff, internal/ruledocs, SOURCES, check,
-report/htmlreport
+report/htmlreport, exectrace/perfetto
 < internal/cli;
 internal/cli < cmd/schedoctor;
 golangci < cmd/schedoctor-vet;
