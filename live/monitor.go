@@ -55,6 +55,9 @@ type Monitor struct {
 	pauses      int64
 	p99s        Distribution
 	runPerP     Distribution
+	// lat accumulates /sched/latencies for State.LatencyHistogram; made
+	// at the first reading that has the runtime's bucket bounds.
+	lat *latencyHist
 }
 
 type job struct {
@@ -204,6 +207,12 @@ func (m *Monitor) loop(ctx context.Context) {
 func (m *Monitor) tick() {
 	defer m.guard("sampling")
 	s := m.rd.read(m.o.now(), m.w.victim())
+	// The reading before this one: its counts stay valid after add (the
+	// ring overwrites the oldest reading, and holds two at least).
+	var prevLatency []uint64
+	if p := m.w.last(); p != nil {
+		prevLatency = p.latency
+	}
 	m.w.add(s)
 	var st State
 	figures(&st, m.w, m.o, m.rd)
@@ -230,6 +239,12 @@ func (m *Monitor) tick() {
 	}
 	if s.gomaxprocs > 0 {
 		m.runPerP.observe(float64(s.runnable) / float64(s.gomaxprocs))
+	}
+	if m.lat == nil && m.rd.latBounds != nil {
+		m.lat = newLatencyHist(m.rd.latBounds)
+	}
+	if m.lat != nil {
+		m.lat.add(s.latency, prevLatency)
 	}
 
 	var fired []job
@@ -293,6 +308,9 @@ func (m *Monitor) State() State {
 	st.ErrorCount = m.errCount
 	st.P99s = m.p99s.clone()
 	st.RunnablePerPs = m.runPerP.clone()
+	if m.lat != nil {
+		st.LatencyHistogram = m.lat.d.clone()
+	}
 	return st
 }
 

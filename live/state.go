@@ -70,6 +70,14 @@ type State struct {
 	// RunnablePerPs that of runnable goroutines per P at every reading.
 	P99s          Distribution `json:"p99_distribution"`
 	RunnablePerPs Distribution `json:"runnable_per_p_distribution"`
+	// LatencyHistogram is scheduling latency (runnable to running) since
+	// Start: the sum of the differences of successive readings of
+	// /sched/latencies:seconds, in buckets about twice as wide as the one
+	// before from 8µs to 1s, each bound one of the runtime's own
+	// (latencyhist.go), so no runtime bucket is split. Counts are sampled
+	// transitions (the runtime samples one in eight); Sum is estimated from
+	// the buckets' middles. Empty when the runtime lacks the metric.
+	LatencyHistogram Distribution `json:"latency_histogram"`
 	// Errors are the latest problems (a full or read-only Dir, a failed
 	// diagnosis, a recovered panic), newest last; at most 20.
 	Errors []TimedError `json:"errors"`

@@ -167,6 +167,7 @@ var testArrows = []arrow{
 	{"golangci", "lint/driver", "the plugin's tests run the analyzers through driver.Run, as the command line does"},
 	{"viz", "report/htmlreport", "viz's examples draw a Set with the HTML renderer, as a program using the package would"},
 	{"internal/labtest", "sweep/proc", "labtest's copy of sweep/proc's /proc/stat reader is checked against the original"},
+	{"live/prom", "internal/ruledocs", "live/prom's test generates the Prometheus mixin's thresholds from the rules' (one number, in the code that judges with it)"},
 }
 
 type arrow struct{ from, to, why string }

@@ -2,6 +2,8 @@ package prom_test
 
 import (
 	"io"
+	"math"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"runtime"
@@ -14,6 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/schedoctor/schedoctor/internal/labtest"
 	"github.com/schedoctor/schedoctor/live"
@@ -87,5 +92,93 @@ func TestScrapeShowsTrigger(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestLatencyHistogramExposition scrapes a real monitor in the text format
+// and parses the whole body with Prometheus's own parser (expfmt): the
+// latency histogram is a histogram, labelled with this Go version, its
+// buckets the runtime's bounds about ×2 apart from ~8µs to past 1s, with
+// cumulative counts that never fall and end at _count.
+func TestLatencyHistogramExposition(t *testing.T) {
+	m, err := live.Start(t.Context(), live.Options{Interval: 20 * time.Millisecond, NoFlightRecorder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)),
+		prom.NewCollector(m))
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
+	defer srv.Close()
+
+	// Goroutines that block and wake make scheduling transitions to count.
+	deadline := time.Now().Add(20 * time.Second)
+	for m.State().LatencyHistogram.Count == 0 && time.Now().Before(deadline) {
+		labtest.Spike(4*runtime.GOMAXPROCS(0), 30*time.Millisecond)
+		time.Sleep(30 * time.Millisecond)
+	}
+	req, err := http.NewRequest("GET", srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Fatalf("content type %q, want the text format", ct)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("the scrape is not valid text exposition: %v", err)
+	}
+	fam := fams["schedoctor_sched_latencies_seconds"]
+	if fam == nil || fam.GetType() != dto.MetricType_HISTOGRAM || len(fam.Metric) != 1 {
+		t.Fatalf("schedoctor_sched_latencies_seconds: %v", fam)
+	}
+	mt := fam.Metric[0]
+	if lp := mt.GetLabel(); len(lp) != 1 || lp[0].GetName() != "go_version" || lp[0].GetValue() != runtime.Version() {
+		t.Errorf("labels %v, want go_version=%q", lp, runtime.Version())
+	}
+	h := mt.GetHistogram()
+	bs := h.GetBucket()
+	if n := len(bs); n > 0 && math.IsInf(bs[n-1].GetUpperBound(), 1) {
+		bs = bs[:n-1] // the parser keeps the +Inf bucket; _count is its count
+	}
+	if len(bs) < 15 {
+		t.Fatalf("%d buckets, want about 18", len(bs))
+	}
+	if lo, hi := bs[0].GetUpperBound(), bs[len(bs)-1].GetUpperBound(); lo < 8e-6 || lo > 16e-6 || hi < 1 {
+		t.Errorf("buckets from %v to %v, want ~8µs to past 1s", lo, hi)
+	}
+	var prev uint64
+	for i, b := range bs {
+		if i > 0 {
+			if r := b.GetUpperBound() / bs[i-1].GetUpperBound(); r < 1.99 || r > 2.51 {
+				t.Errorf("le=%v is %.3f× the bucket before", b.GetUpperBound(), r)
+			}
+		}
+		if b.GetCumulativeCount() < prev {
+			t.Errorf("le=%v: cumulative count %d falls below %d", b.GetUpperBound(), b.GetCumulativeCount(), prev)
+		}
+		prev = b.GetCumulativeCount()
+	}
+	if h.GetSampleCount() == 0 || prev > h.GetSampleCount() || h.GetSampleSum() <= 0 {
+		t.Errorf("count %d, last bucket %d, sum %v: want transitions counted", h.GetSampleCount(), prev, h.GetSampleSum())
+	}
+	// 1.05ms (2^20ns) is a bound: the bucket 1ms falls in, apart from 9ms's.
+	found := false
+	for _, b := range bs {
+		found = found || b.GetUpperBound() == 0.001048576
+	}
+	if !found {
+		t.Errorf("no bucket le=0.001048576 (2^20ns) among %v", bs)
+	}
+	if fams["go_sched_latencies_seconds"] == nil {
+		t.Errorf("client_golang's own histogram missing beside ours")
 	}
 }
