@@ -321,6 +321,11 @@ type SplitOptions struct {
 	MaxValues int
 	// Concurrency is how many merges run at once; 0 means 4.
 	Concurrency int
+	// Each, when set, is given each value's Part as its merge ends, one
+	// call at a time, and the profile is not kept in Split.Parts: a
+	// caller that diagnoses each value there holds a few merged profiles
+	// at once, not one per value.
+	Each func(Part)
 }
 
 // Split lists the values of label (LabelValues), then merges q's profiles
@@ -343,6 +348,7 @@ func (c *Client) Split(ctx context.Context, label string, q Query, opt SplitOpti
 	out.Parts = make([]Part, len(vs))
 	sem := make(chan struct{}, opt.Concurrency)
 	var wg sync.WaitGroup
+	var each sync.Mutex
 	for i, v := range vs {
 		out.Parts[i].Value = v
 		sel, err := WithLabel(q.Selector, label, v)
@@ -362,7 +368,15 @@ func (c *Client) Split(ctx context.Context, label string, q Query, opt SplitOpti
 			defer func() { <-sem }()
 			qv := q
 			qv.Selector = sel
-			out.Parts[i].Profile, out.Parts[i].Err = c.Merge(ctx, qv)
+			p, err := c.Merge(ctx, qv)
+			out.Parts[i].Err = err
+			if opt.Each == nil {
+				out.Parts[i].Profile = p
+				return
+			}
+			each.Lock()
+			defer each.Unlock()
+			opt.Each(Part{Value: v, Profile: p, Err: err})
 		}()
 	}
 	wg.Wait()
