@@ -79,10 +79,11 @@ func (c *Client) pyroscopeMerge(ctx context.Context, q Query) (*Profile, error) 
 	req = appendInt(req, 4, q.Until.UnixMilli())
 	p, err = c.connect(ctx, "SelectMergeProfile", req, c.readProfile)
 	if err != nil {
-		if unimplemented(err) {
+		var nf *apiNotFound
+		if unimplemented(err) && !errors.As(err, &nf) {
 			return nil, fmt.Errorf("%w (after %s)", err, why)
 		}
-		return nil, err
+		return nil, err // the same 404 twice: the address is wrong
 	}
 	return &Profile{Profile: p, Method: "SelectMergeProfile", Fallback: why}, nil
 }

@@ -468,6 +468,9 @@ func (c *Client) rpcError(method string, err error) error {
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(fe.Body, &body) != nil || len(body.Code) == 0 {
+		if fe.Status == http.StatusNotFound {
+			return &apiNotFound{fe: fe, server: c.server, method: method}
+		}
 		return err
 	}
 	var code string
@@ -481,9 +484,34 @@ func (c *Client) rpcError(method string, err error) error {
 	if code == "" || len(code) > 40 {
 		return err
 	}
+	if code == "not_found" && body.Message == "Not Found" {
+		// grpc-gateway's answer to a path it has no route for: not the
+		// method's own NotFound (Parca's "No data found for the query").
+		return &apiNotFound{fe: fe, server: c.server, method: method}
+	}
 	return &RPCError{URL: fe.URL, Server: c.server, Method: method, Status: fe.Status,
 		Code: clean(code), Message: clean(truncate(body.Message, 300))}
 }
+
+// apiNotFound is a 404 without an API error: no route for the method,
+// so most likely not the server's address (httpfetch's own words for a
+// 404 are about net/http/pprof).
+type apiNotFound struct {
+	fe     *httpfetch.Error
+	server Server
+	method string
+}
+
+func (e *apiNotFound) Error() string {
+	port := "4040"
+	if e.server == Parca {
+		port = "7070"
+	}
+	return fmt.Sprintf("%s: server answered 404 Not Found to %s: no %s query API at this address; is it %s's HTTP address (port %s by default, with the path prefix of any proxy in front of it)?",
+		e.fe.URL, e.method, e.server, e.server, port)
+}
+
+func (e *apiNotFound) Unwrap() error { return e.fe }
 
 // unimplemented is whether err says the server has no such method: a
 // Connect "unimplemented", or a 404 without an API error (the route does

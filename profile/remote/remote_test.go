@@ -186,7 +186,15 @@ func TestPyroscopeErrors(t *testing.T) {
 			http.NotFound(w, r)
 			return true
 		},
-		want: []string{"SelectMergeProfile", "404 Not Found", "after SelectMergeStacktraces"},
+		want: []string{"404 Not Found to SelectMergeProfile: no Pyroscope query API at this address; is it Pyroscope's HTTP address (port 4040"},
+		not:  []string{"net/http/pprof", "after"},
+	}, {
+		name: "unimplemented twice",
+		answer: func(w http.ResponseWriter, r *http.Request, m string) bool {
+			remotetest.ConnectError(w, "unimplemented", m+" is not implemented")
+			return true
+		},
+		want: []string{"unimplemented (HTTP 501) to SelectMergeProfile", "(after SelectMergeStacktraces: "},
 	}, {
 		name: "login page",
 		answer: func(w http.ResponseWriter, r *http.Request, m string) bool {
@@ -567,6 +575,12 @@ func TestParcaErrors(t *testing.T) {
 	c, _ := New(Parca, f.URL, Options{})
 	if _, err := c.Merge(context.Background(), query); !errors.Is(err, ErrNoData) {
 		t.Errorf("no data: %v", err)
+	}
+	// A path the gateway has no route for is a wrong address, not "no data".
+	c, _ = New(Parca, f.URL+"/parca", Options{})
+	if _, err := c.Merge(context.Background(), query); errors.Is(err, ErrNoData) || err == nil ||
+		!strings.Contains(err.Error(), "no Parca query API at this address; is it Parca's HTTP address (port 7070") {
+		t.Errorf("wrong path: %v", err)
 	}
 }
 
