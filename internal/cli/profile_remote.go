@@ -193,7 +193,11 @@ func (e *Env) runSplit(ctx context.Context, out *outputFlags, c *remote.Client, 
 	sum := &remote.SplitSummary{Origin: remote.OriginOf(c, q, nil), Label: label, Listed: split.Values, Cut: split.Cut()}
 	var per []remote.ValueFindings
 	for _, part := range split.Parts { // in the values' order
-		sum.Values = append(sum.Values, rows[part.Value])
+		row, ok := rows[part.Value]
+		if !ok {
+			row = remote.ValueShare{Value: part.Value, Error: fmt.Sprint(part.Err)}
+		}
+		sum.Values = append(sum.Values, row)
 		if fs, ok := found[part.Value]; ok {
 			per = append(per, remote.ValueFindings{Value: part.Value, Findings: fs})
 		}

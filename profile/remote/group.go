@@ -233,6 +233,21 @@ func (s *SplitSummary) WriteTextWidth(w io.Writer, width int) error {
 		}
 		b.WriteString(textlayout.Wrap(fmt.Sprintf("  %-32s %6.2f %8d  ", name, v.Cores, v.Samples), strings.Repeat(" ", 52), textsafe.String(rest), width))
 	}
+	// What was filled in, once for all the values it was filled in for
+	// (the same server fills in the same for each).
+	var filled []string
+	count := map[string]int{}
+	for _, v := range s.Values {
+		for _, f := range v.Filled {
+			if count[f] == 0 {
+				filled = append(filled, f)
+			}
+			count[f]++
+		}
+	}
+	for _, f := range filled {
+		b.WriteString(textlayout.Wrap("  ", "    ", textsafe.String(fmt.Sprintf("filled in (%d of %d values): %s", count[f], len(s.Values), f)), width))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -354,6 +354,9 @@ func (c *Client) Split(ctx context.Context, label string, q Query, opt SplitOpti
 		sel, err := WithLabel(q.Selector, label, v)
 		if err != nil {
 			out.Parts[i].Err = err
+			if opt.Each != nil {
+				opt.Each(out.Parts[i]) // before any goroutine: no lock needed
+			}
 			continue
 		}
 		wg.Add(1)

@@ -602,3 +602,45 @@ func TestProtoReader(t *testing.T) {
 		t.Errorf("readStrings: %q %v", vs, err)
 	}
 }
+
+// FuzzAnswer: no answer body makes the readers panic or read past their
+// limit.
+func FuzzAnswer(f *testing.F) {
+	f.Add([]byte{0x2a, 0x02, 0x0a, 0x00})
+	f.Add([]byte{0x0a, 0x03, 'a', 'b', 'c', 0x2a, 0x80})
+	f.Add([]byte{0x2a, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x00})
+	c, _ := New(Pyroscope, "http://x", Options{Read: profile.ReadOptions{MaxBytes: 1 << 16}})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		c.readStacktraces(context.Background(), "x", r, int64(len(b)))
+		c.readProfile(context.Background(), "x", bytes.NewReader(b), int64(len(b)))
+		readStrings(bytes.NewReader(b), 1, int64(len(b)))
+	})
+}
+
+func TestSplitSummaryText(t *testing.T) {
+	s := &SplitSummary{
+		Origin: &Origin{Server: "Pyroscope", URL: "http://p:4040", Query: sel, Type: "process_cpu:cpu:nanoseconds:cpu:nanoseconds", From: from, Until: until},
+		Label:  "pod", Listed: 70, Cut: 6,
+		Values: []ValueShare{
+			{Value: "a", Cores: 1.5, Samples: 900, Findings: 1, Rules: []string{"SD204"}, Filled: []string{"duration: x"}},
+			{Value: "b\x1b[31m", Cores: 0.2, Samples: 120, Filled: []string{"duration: x"}},
+			{Value: "c", NoData: true},
+			{Value: "d", Error: "boom"},
+		},
+	}
+	var b bytes.Buffer
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"split by pod: 70 values, the first 4 asked (6 more not", "SD204", "clean", "no samples in the range",
+		"error: boom", "filled in (2 of 4 values): duration: x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("an escape printed:\n%q", out)
+	}
+}
