@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -142,6 +143,15 @@ func TestProfilePyroscopeByPod(t *testing.T) {
 	}
 	if strings.Contains(out, "api-7f9-a, ") || strings.Contains(out, "in 2 of") || strings.Contains(out, "in 3 of") {
 		t.Errorf("a healthy pod named with the spin:\n%s", out)
+	}
+	// The HTML report renders the split's summary too.
+	html := filepath.Join(t.TempDir(), "r.html")
+	args = append([]string{"profile", "-nosrc", "-html", html, "-pyroscope", f.URL, "-query", apiSel, "-by", "pod"}, window...)
+	if code, _, errOut := run(t, "", args...); code != ExitFindings {
+		t.Fatalf("-html: exit %d; stderr %s", code, errOut)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "in 1 of 3 pods: api-7f9-b") {
+		t.Errorf("HTML report: %v", err)
 	}
 	args = append([]string{"profile", "-nosrc", "-json", "-pyroscope", f.URL, "-query", apiSel, "-by", "pod"}, window...)
 	_, out, _ = run(t, "", args...)
