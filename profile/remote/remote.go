@@ -471,8 +471,17 @@ func (c *Client) rpcError(method string, err error) error {
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(fe.Body, &body) != nil || len(body.Code) == 0 {
-		if fe.Status == http.StatusNotFound {
+		switch fe.Status {
+		case http.StatusNotFound:
 			return &apiNotFound{fe: fe, server: c.server, method: method}
+		case http.StatusUnauthorized, http.StatusForbidden:
+			// A proxy in front of the server (no API error): httpfetch's
+			// own words are about pprof endpoints, which take none.
+			what := "it wants credentials: a tenant, a user and password, or a token"
+			if c.opt.Username != "" || c.opt.Password != "" || c.opt.Token != "" || c.base.User != nil {
+				what = "it refused the credentials given"
+			}
+			return fmt.Errorf("%s: server answered %d %s to %s: %s: %w", fe.URL, fe.Status, http.StatusText(fe.Status), method, what, httpfetch.ErrStatus)
 		}
 		return err
 	}

@@ -155,6 +155,24 @@ func TestPyroscopeErrors(t *testing.T) {
 		},
 		want: []string{"Pyroscope answered unauthenticated (HTTP 401) to SelectMergeStacktraces", `"no org id"`, "wants credentials"},
 	}, {
+		name: "proxy 401",
+		answer: func(w http.ResponseWriter, r *http.Request, m string) bool {
+			w.Header().Set("WWW-Authenticate", `Basic realm="profiles"`)
+			http.Error(w, "Unauthorized", 401)
+			return true
+		},
+		is:   httpfetch.ErrStatus,
+		want: []string{"server answered 401 Unauthorized to SelectMergeStacktraces: it wants credentials"},
+		not:  []string{"localhost-only", "pprof"},
+	}, {
+		name: "proxy 403 with a token",
+		opt:  Options{Token: "abc123"},
+		answer: func(w http.ResponseWriter, r *http.Request, m string) bool {
+			http.Error(w, "Forbidden", 403)
+			return true
+		},
+		want: []string{"server answered 403 Forbidden to SelectMergeStacktraces: it refused the credentials given"},
+	}, {
 		name: "token echoed",
 		opt:  Options{Token: "s3cr3t-t0ken"},
 		answer: func(w http.ResponseWriter, r *http.Request, m string) bool {
