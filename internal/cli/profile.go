@@ -36,26 +36,62 @@ add up, so cores are the average over the profiles.
 The hot user lines the profile alone cannot judge (a select, a Gosched call, large flat time)
 are read in the source: at the path the profile recorded, else under each -src DIR (for a
 binary built elsewhere or with -trimpath). A loop the source shows spinning becomes SD204 at
-its line with the CPU of the whole loop; the report says which files were not found.`,
+its line with the CPU of the whole loop; the report says which files were not found.
+
+With -pyroscope URL or -parca URL, the profile is the merge of what a continuous profiler holds
+for -query from -from to -until, and -by LABEL diagnoses each value of a label (pod, version)
+apart and says which values hold each finding. A merged profile without a duration (Pyroscope's)
+gets the window's: its cores are the average over the window of all the matched processes
+together. Credentials come from the environment, never a flag: PYROSCOPE_TENANT_ID,
+PYROSCOPE_USERNAME and PYROSCOPE_PASSWORD, or PYROSCOPE_TOKEN (PARCA_USERNAME, PARCA_PASSWORD or
+PARCA_TOKEN for Parca); -tenant and -username, when given, replace the variables' values.`,
 		`  schedoctor profile cpu.pb.gz
   schedoctor profile -json a.pb.gz b.pb.gz
   schedoctor profile -seconds 10 http://localhost:6060/debug/pprof/profile
   schedoctor profile -src ~/src/myservice cpu.pb.gz
-  schedoctor profile -o classified.pb.gz cpu.pb.gz && go tool pprof -tagfocus cause=thread-churn -top classified.pb.gz`)
+  schedoctor profile -o classified.pb.gz cpu.pb.gz && go tool pprof -tagfocus cause=thread-churn -top classified.pb.gz
+  schedoctor profile -pyroscope http://pyroscope:4040 -query '{service_name="api"}' -from -1h
+  schedoctor profile -pyroscope http://pyroscope:4040 -query '{service_name="api"}' -by pod
+  schedoctor profile -parca http://parca:7070 -query '{job="api"}' -type parca_agent`)
 	var out outputFlags
 	out.register(fs, false)
 	classified := fs.String("o", "", "write the merged profile to `FILE`, every sample labelled with its cause (for go tool pprof -tagfocus)")
 	seconds := fs.Int("seconds", 0, "for URLs: profile for this many seconds (?seconds=N); 0 keeps the server's default, 30")
-	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means the profile's seconds plus 30s")
+	timeout := fs.Duration("timeout", 0, "for URLs: give up after this long; 0 means the profile's seconds plus 30s (for -pyroscope and -parca: each query, 0 means 2m)")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the profile's findings alone")
 	lim, maxMB := profileLimitFlags(fs)
+	rf := registerRemoteFlags(fs)
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
 	if code, ok := out.check(e); !ok {
 		return code
+	}
+	if rf.set() {
+		switch {
+		case *rf.pyroscope != "" && *rf.parca != "":
+			return e.usageError("give -pyroscope or -parca, not both")
+		case fs.NArg() > 0:
+			return e.usageError("-pyroscope and -parca take the profile from the server: give no PROFILE")
+		case *seconds != 0:
+			return e.usageError("-seconds is for /debug/pprof/profile URLs; the server's window is -from and -until")
+		case *timeout < 0:
+			return e.usageError("-timeout %v: must not be negative", *timeout)
+		}
+		if err := setProfileLimits(lim, *maxMB); err != nil {
+			return e.usageError("%v", err)
+		}
+		dopt := diagnose.Options{}
+		if !*noSrc {
+			// The profile's paths are the services' machines'.
+			dopt.Source = sourceReader(src, true)
+		}
+		return e.runRemoteProfile(ctx, &out, rf, *timeout, *lim, dopt, *classified)
+	}
+	if *rf.query != "" || *rf.by != "" {
+		return e.usageError("-query and -by go with -pyroscope or -parca")
 	}
 	if fs.NArg() == 0 {
 		return e.usageError("give at least one CPU profile (a file, - for stdin, or a /debug/pprof/profile URL)")

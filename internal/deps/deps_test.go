@@ -67,9 +67,11 @@ lint < lint/driver;
 lint/driver, lint/loops < lint/inspect;
 
 # The runtime, process and host sources. profile/classify names a CPU
-# sample's cause; procs/cgroup and procs/gobin read what decides
-# GOMAXPROCS; host/probe measures a connection; sweep/* run and measure.
-BASE < profile/classify < profile;
+# sample's cause; profile/remote asks a continuous profiler (Pyroscope,
+# Parca) for a merged profile and reads it as profile does; procs/cgroup
+# and procs/gobin read what decides GOMAXPROCS; host/probe measures a
+# connection; sweep/* run and measure.
+BASE < profile/classify < profile < profile/remote;
 BASE < exectrace, schedtrace, goroutines, contention;
 
 # exectrace/perfetto writes a window of a trace for the Perfetto UI: it
@@ -87,8 +89,9 @@ finding, internal/safewrite < live;
 live < live/prom;
 live, exectrace < live/livetrace;
 
-lint, lint/driver, lint/loops, lint/inspect, profile, exectrace, schedtrace, procs,
-goroutines, contention, host, sweep, live, live/livetrace, live/prom
+lint, lint/driver, lint/loops, lint/inspect, profile, profile/remote, exectrace,
+schedtrace, procs, goroutines, contention, host, sweep, live, live/livetrace,
+live/prom
 < SOURCES;
 
 # The one join: diagnose reads a runtime source's hot line in the code
@@ -143,11 +146,11 @@ NONE < check/internal/dumpstw, lint/internal/variantgen;
 
 # Test helpers: only tests import them, and any package's tests may
 # import the packages named left of TESTING (not what they import).
-NONE < internal/golden, profile/internal/synth;
+NONE < internal/golden, profile/internal/synth, profile/remote/remotetest;
 internal/lab < internal/labtest;
 lint/internal/analysisutil < lint/internal/linttest;
 internal/golden, internal/lab, internal/labtest, lint/internal/linttest,
-profile/internal/synth
+profile/internal/synth, profile/remote/remotetest
 < TESTING;
 
 # Packages of tests, placed by what their tests import: the corpus of

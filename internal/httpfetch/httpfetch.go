@@ -1,7 +1,8 @@
 // Package httpfetch is the one HTTP GET behind every pprof endpoint that
 // schedoctor reads (/debug/pprof/profile, mutex, block, goroutine, trace,
 // and the live monitor's JSON), so that all of them fail with the same
-// clear words.
+// clear words. A query API that takes a POST (Pyroscope's Connect RPCs)
+// goes through it too: Options.Method, Body and Header.
 //
 // Get sends the request under one deadline (the caller's context and
 // Options.Timeout), and hands back the body of a 200 answer for the
@@ -143,6 +144,17 @@ type Options struct {
 	// What names the data the caller expects ("a CPU profile"), for the
 	// error of an HTML page; empty means "pprof data".
 	What string
+	// Method is the request's method; empty means GET. Body, when not
+	// nil, is the request's body (a POST's), sent again on a redirect
+	// that keeps the method (307, 308).
+	Method string
+	Body   []byte
+	// Header is added to the request: a query API's content type, a
+	// tenant, credentials. The redirect rule keeps them on the host the
+	// user named; an Authorization header's secrets are replaced in the
+	// text of errors like the URL's password, and a 401 or 403 then says
+	// that the server refused them.
+	Header http.Header
 }
 
 // Error is the error of Get and of a Response's Body.
@@ -151,7 +163,16 @@ type Error struct {
 	Status int    // the HTTP status of the answer; 0 when none came
 	Msg    string // what went wrong and what to do, without the URL
 	Err    error  // the cause: a sentinel of this package, a context or network error
+	// Body is the start (at most ErrorBodySize bytes) of a non-200
+	// answer's body, credentials replaced, for a caller whose protocol
+	// puts its error there (Connect's {"code":...,"message":...}). It is
+	// server text: clean it before printing.
+	Body []byte
 }
+
+// ErrorBodySize is the most of a non-200 answer's body that Error.Body
+// keeps: an RPC error's JSON, not a page.
+const ErrorBodySize = 4 << 10
 
 func (e *Error) Error() string { return e.URL + ": " + e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
@@ -248,9 +269,24 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 		cancel()
 		return nil, &Error{URL: name, Status: status, Msg: msg, Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	method := opt.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	var reqBody io.Reader
+	if opt.Body != nil {
+		// A *bytes.Reader: net/http sets GetBody, so that a 307 or 308
+		// sends the body again.
+		reqBody = bytes.NewReader(opt.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), reqBody)
 	if err != nil {
 		return fail(0, err.Error(), err)
+	}
+	for k, vs := range opt.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -270,7 +306,13 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
-		return fail(resp.StatusCode, Redact(statusMessage(u, resp, opt), u), ErrStatus)
+		// The first bytes of the body: net/http's 404 says "404 page not
+		// found", a proxy names itself, an RPC server says its code.
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, ErrorBodySize))
+		head = redactBytes(head, u, opt.Header)
+		cancel()
+		return nil, &Error{URL: name, Status: resp.StatusCode, Msg: redactHeader(Redact(statusMessage(u, resp, head, opt), u), opt.Header),
+			Err: ErrStatus, Body: head}
 	}
 	if opt.Limit > 0 && resp.ContentLength > opt.Limit {
 		resp.Body.Close()
@@ -297,7 +339,7 @@ func Get(ctx context.Context, u *url.URL, opt Options) (*Response, error) {
 		if what == "" {
 			what = "pprof data"
 		}
-		return fail(resp.StatusCode, fmt.Sprintf("answer is an HTML page (%q), not %s: a login page or a proxy?", excerpt(redactBytes(head, u)), what), ErrHTML)
+		return fail(resp.StatusCode, fmt.Sprintf("answer is an HTML page (%q), not %s: a login page or a proxy?", excerpt(redactBytes(head, u, opt.Header)), what), ErrHTML)
 	}
 	return r, nil
 }
@@ -344,10 +386,13 @@ func redactRaw(raw string) string {
 // statusMessage words a non-200 answer: the two statuses with a known
 // cause get that cause, the others the server's own first line and the
 // caller's hint.
-func statusMessage(u *url.URL, resp *http.Response, opt Options) string {
+func statusMessage(u *url.URL, resp *http.Response, head []byte, opt Options) string {
 	status := clean(resp.Status)
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
+		if opt.Header.Get("Authorization") != "" {
+			return "server answered " + status + ": it refused the credentials given"
+		}
 		if u.User != nil {
 			// net/http sends the URL's user info as basic auth.
 			return "server answered " + status + ": it refused the credentials in the URL"
@@ -355,10 +400,7 @@ func statusMessage(u *url.URL, resp *http.Response, opt Options) string {
 		return "server answered " + status + ": the endpoint needs credentials; schedoctor sends none (expose pprof on a localhost-only listener instead)"
 	}
 	msg := "server answered " + status
-	// The first bytes of the body: net/http's 404 says "404 page not
-	// found", a proxy names itself.
-	head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-	if s := excerpt(redactBytes(head, u)); s != "" {
+	if s := excerpt(head); s != "" {
 		msg += fmt.Sprintf(" (%q)", s)
 	}
 	var hints []string
@@ -603,4 +645,30 @@ func Redact(s string, u *url.URL) string {
 	return s
 }
 
-func redactBytes(b []byte, u *url.URL) []byte { return []byte(Redact(string(b), u)) }
+func redactBytes(b []byte, u *url.URL, h http.Header) []byte {
+	return []byte(redactHeader(Redact(string(b), u), h))
+}
+
+// redactHeader replaces in s the secrets of h's Authorization header: a
+// bearer token, and a basic pair in its base64 and plain forms and its
+// password alone, as Redact does for the URL's.
+func redactHeader(s string, h http.Header) string {
+	auth := h.Get("Authorization")
+	if auth == "" {
+		return s
+	}
+	scheme, cred, _ := strings.Cut(auth, " ")
+	secrets := []string{cred}
+	if strings.EqualFold(scheme, "basic") {
+		if pair, err := base64.StdEncoding.DecodeString(cred); err == nil {
+			_, pw, _ := strings.Cut(string(pair), ":")
+			secrets = append(secrets, string(pair), url.QueryEscape(pw), pw)
+		}
+	}
+	for _, secret := range secrets {
+		if len(secret) >= 3 {
+			s = strings.ReplaceAll(s, secret, "xxxxx")
+		}
+	}
+	return s
+}

@@ -3,6 +3,7 @@ package httpfetch
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -449,5 +450,61 @@ func TestEchoedCredentialsRedacted(t *testing.T) {
 		if got := Redact(in, nil); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPost: a POST API's request goes out with its method, body and
+// headers, also after a 307 to the same host; its error body is kept for
+// the caller, with the Authorization header's secrets replaced there and
+// in the message.
+func TestPost(t *testing.T) {
+	var got []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/rpc", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/rpc", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+r.Header.Get("Content-Type")+" "+r.Header.Get("X-Scope-OrgID")+" "+string(b))
+		w.Write([]byte("answer"))
+	})
+	mux.HandleFunc("/denied", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(403)
+		fmt.Fprintf(w, `{"code":"permission_denied","message":"%s is not allowed"}`, r.Header.Get("Authorization"))
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		_, pw, _ := r.BasicAuth()
+		http.Error(w, "user with password "+pw+" unknown", 500)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	h := http.Header{"Content-Type": {"application/proto"}, "X-Scope-Orgid": {"team-a"}, "Authorization": {"Bearer tok-12345"}}
+	for _, path := range []string{"/rpc", "/moved"} {
+		u, _ := url.Parse(srv.URL + path)
+		resp, err := Get(context.Background(), u, Options{Method: http.MethodPost, Body: []byte("\x0a\x01x"), Header: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Close()
+	}
+	if want := "POST application/proto team-a \x0a\x01x"; len(got) != 2 || got[0] != want || got[1] != want {
+		t.Errorf("requests %q, want twice %q", got, want)
+	}
+	u, _ := url.Parse(srv.URL + "/denied")
+	_, err := Get(context.Background(), u, Options{Method: http.MethodPost, Header: h})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Status != 403 {
+		t.Fatalf("error %v", err)
+	}
+	if !strings.Contains(err.Error(), "refused the credentials given") || strings.Contains(err.Error()+string(fe.Body), "tok-12345") ||
+		!strings.Contains(string(fe.Body), `"code":"permission_denied"`) {
+		t.Errorf("error %q, body %q", err, fe.Body)
+	}
+	u, _ = url.Parse(srv.URL + "/echo")
+	basic := http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("ops:s3cret!"))}}
+	_, err = Get(context.Background(), u, Options{Header: basic})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "password xxxxx unknown") {
+		t.Errorf("error %v", err)
 	}
 }
