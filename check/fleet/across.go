@@ -1,0 +1,220 @@
+package fleet
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/schedoctor/schedoctor/finding"
+)
+
+// Group is one cause several targets may share: the same rule at the same
+// place (the first location's file and line; the rule alone for a finding
+// with no location). Causes are ranked by what they cost: severity, then
+// the CPU they burn over all their targets, then how many targets have
+// them.
+type Group struct {
+	Rule     string           `json:"rule"`
+	Severity finding.Severity `json:"severity"`
+	Location finding.Location `json:"location"`
+	// Targets are the instances that have it, most costly first.
+	Targets []string `json:"targets"`
+	// Cores are each target's CPU on the cause (the finding's largest
+	// figure in cores), in the order of Targets; empty when the rule
+	// measures no CPU.
+	Cores []float64 `json:"cores,omitempty"`
+	// Of is how many targets were checked.
+	Of int `json:"of"`
+}
+
+func (g *Group) total() float64 {
+	t := 0.0
+	for _, c := range g.Cores {
+		t += c
+	}
+	return t
+}
+
+type member struct {
+	instance string
+	f        finding.Finding
+	cores    float64
+	clean    bool
+}
+
+// Across joins the checked targets' findings: one finding per cause
+// (Group), saying how many of the checked targets have it, where, at what
+// cost each, and whether the others are clean. The costliest target's
+// finding gives the cause, the locations and the fix; every target's
+// figure is evidence. The groups come ranked by cost, most costly first.
+func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
+	type key struct {
+		rule, file string
+		line       int
+	}
+	checked, clean := 0, 0
+	members := map[key][]member{}
+	var order []key
+	for _, t := range targets {
+		if t.Status != StatusChecked {
+			continue
+		}
+		checked++
+		if len(t.Findings) == 0 {
+			clean++
+		}
+		seen := map[key]bool{}
+		for _, f := range t.Findings {
+			k := key{rule: f.Rule}
+			if len(f.Locations) > 0 {
+				k.file, k.line = f.Locations[0].File, f.Locations[0].Line
+			}
+			if seen[k] {
+				continue // one target counts once per cause
+			}
+			seen[k] = true
+			if _, ok := members[k]; !ok {
+				order = append(order, k)
+			}
+			members[k] = append(members[k], member{instance: t.Instance, f: f, cores: cores(f)})
+		}
+	}
+	var groups []Group
+	var out []finding.Finding
+	byRule := map[string]int{}
+	for _, k := range order {
+		ms := members[k]
+		slices.SortStableFunc(ms, func(a, b member) int {
+			return cmp.Or(cmp.Compare(b.f.Severity, a.f.Severity), cmp.Compare(b.cores, a.cores), strings.Compare(a.instance, b.instance))
+		})
+		g := Group{Rule: k.rule, Severity: ms[0].f.Severity, Of: checked}
+		if len(ms[0].f.Locations) > 0 {
+			g.Location = ms[0].f.Locations[0]
+		}
+		hasCores := false
+		for _, m := range ms {
+			g.Targets = append(g.Targets, m.instance)
+			hasCores = hasCores || m.cores > 0
+		}
+		if hasCores {
+			for _, m := range ms {
+				g.Cores = append(g.Cores, m.cores)
+			}
+		}
+		groups = append(groups, g)
+		byRule[k.rule]++
+	}
+	slices.SortStableFunc(groups, func(a, b Group) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.total(), a.total()),
+			cmp.Compare(len(b.Targets), len(a.Targets)), strings.Compare(a.Rule, b.Rule))
+	})
+	for _, g := range groups {
+		k := key{rule: g.Rule, file: g.Location.File, line: g.Location.Line}
+		out = append(out, acrossFinding(g, members[k], job, checked, clean))
+	}
+	return out, groups
+}
+
+// cores is a finding's CPU on its cause: its largest figure in cores.
+func cores(f finding.Finding) float64 {
+	c := 0.0
+	for _, e := range f.Evidence {
+		if e.Unit == "cores" && e.Value > c && !math.IsInf(e.Value, 0) && !math.IsNaN(e.Value) {
+			c = e.Value
+		}
+	}
+	return c
+}
+
+// acrossFinding is a group as a finding: the headline counts the targets
+// and says where and at what cost; the cause, the locations, the fix and
+// the sources are the costliest target's; the notes say what that target
+// measured and which targets have it.
+func acrossFinding(g Group, ms []member, job string, checked, clean int) finding.Finding {
+	top := ms[0].f
+	n := len(ms)
+	who := fmt.Sprintf("%d of %d targets of job %s", n, checked, job)
+	if n == checked && n > 1 {
+		who = fmt.Sprintf("all %d targets of job %s", n, job)
+	} else if n == 1 && checked == 1 {
+		who = fmt.Sprintf("the one target of job %s", job)
+	}
+	what := who
+	if l := g.Location; l.File != "" {
+		what += " at " + path.Base(l.File)
+		if l.Line > 0 {
+			what += fmt.Sprintf(":%d", l.Line)
+		}
+		if l.Function != "" {
+			what += " (" + shortFunc(l.Function) + ")"
+		}
+	}
+	if len(g.Cores) > 0 {
+		what += ", " + coreRange(g.Cores)
+	}
+	switch others := checked - n; {
+	case others == 0:
+	case others == clean:
+		what += fmt.Sprintf("; the other %d %s clean", others, plural(others, "is", "are"))
+	default:
+		what += fmt.Sprintf("; not on the other %d", others)
+	}
+	f := finding.Finding{
+		Rule: g.Rule, Severity: g.Severity, What: what, Because: top.Because,
+		Locations: top.Locations, Fix: top.Fix, Sources: top.Sources,
+	}
+	f.Notes = append(f.Notes, finding.Note{Kind: finding.NoteLink, Text: "on " + ms[0].instance + ": " + top.Headline()})
+	f.Notes = append(f.Notes, finding.Note{Kind: finding.NoteLink, Text: "targets: " + strings.Join(instances(ms), ", ")})
+	for _, m := range ms {
+		if m.cores > 0 {
+			f.Evidence = append(f.Evidence, finding.Evidence{Label: "CPU on " + m.instance, Value: round2(m.cores), Unit: "cores"})
+		}
+	}
+	f.Evidence = append(f.Evidence,
+		finding.Evidence{Label: "targets with this cause", Value: float64(n), Unit: "targets"},
+		finding.Evidence{Label: "targets checked", Value: float64(checked), Unit: "targets"})
+	return f
+}
+
+func instances(ms []member) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.instance
+	}
+	return out
+}
+
+// coreRange words the targets' CPU: "1.01 cores", "1.01 cores each" when
+// all agree to the hundredth, "0.90–1.10 cores each" otherwise.
+func coreRange(cs []float64) string {
+	lo, hi := slices.Min(cs), slices.Max(cs)
+	each := ""
+	if len(cs) > 1 {
+		each = " each"
+	}
+	if math.Abs(hi-lo) < 0.005 {
+		return fmt.Sprintf("%.2f cores%s", hi, each)
+	}
+	return fmt.Sprintf("%.2f–%.2f cores%s", lo, hi, each)
+}
+
+// shortFunc drops a function's import path: "github.com/x/y/outbox.(*outbox).relay"
+// becomes "outbox.(*outbox).relay".
+func shortFunc(fn string) string {
+	if i := strings.LastIndexByte(fn, '/'); i >= 0 {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
