@@ -118,7 +118,7 @@ fi
 # in Prometheus's text format on LAB_HTTP_ADDR and prints its address. The
 # overlay leaves the programs' files, and the lines the findings name, as
 # they are in the repository.
-cat >"$work/zz_prometheus_test.go" <<'GO'
+cat >"$work/zz_prometheus_serve.go" <<'GO'
 package main
 
 import (
@@ -149,8 +149,8 @@ func init() {
 }
 GO
 printf '{"Replace":{"%s":"%s","%s":"%s"}}\n' \
-	"$repo/internal/lab/busyselect/zz_prometheus_test.go" "$work/zz_prometheus_test.go" \
-	"$repo/internal/lab/workerpool/zz_prometheus_test.go" "$work/zz_prometheus_test.go" >"$work/overlay.json"
+	"$repo/internal/lab/busyselect/zz_prometheus_serve.go" "$work/zz_prometheus_serve.go" \
+	"$repo/internal/lab/workerpool/zz_prometheus_serve.go" "$work/zz_prometheus_serve.go" >"$work/overlay.json"
 mkdir -p "$work/bin"
 (cd "$repo" && GOWORK=off go build -o "$work/bin/schedoctor" ./cmd/schedoctor &&
 	GOWORK=off go build -overlay "$work/overlay.json" -o "$work/bin/" ./internal/lab/busyselect ./internal/lab/workerpool)

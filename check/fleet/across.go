@@ -11,13 +11,19 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 )
 
-// Group is one cause several targets may share: the same rule at the same
-// place (the first location's file and line; the rule alone for a finding
-// with no location). Causes are ranked by what they cost: severity, then
-// the CPU they burn over all their targets, then how many targets have
-// them.
+// Group is one cause several targets may share: findings of one rule
+// family (finding.Family: diagnose's test of one cause) at the same place
+// (the first location's file and line; the family alone for a finding
+// with no location). On one target the join may head the cause with the
+// profile's rule and on a busier one with the trace's (SD204 and SD308 at
+// one busy select): they are still one cause. Causes are ranked by what
+// they cost: severity, then the CPU they burn over all their targets,
+// then how many targets have them.
 type Group struct {
+	// Rule heads the costliest target's finding; Rules are every rule
+	// that heads the cause on some target.
 	Rule     string           `json:"rule"`
+	Rules    []string         `json:"rules"`
 	Severity finding.Severity `json:"severity"`
 	Location finding.Location `json:"location"`
 	// Targets are the instances that have it, most costly first.
@@ -28,6 +34,17 @@ type Group struct {
 	Cores []float64 `json:"cores,omitempty"`
 	// Of is how many targets were checked.
 	Of int `json:"of"`
+
+	key string // the family
+}
+
+// familyOf is a rule's family in the catalog; a rule it does not know
+// (a newer target's live monitor) is a family of its own.
+func familyOf(rule string) string {
+	if r, ok := finding.Lookup(rule); ok && r.Family != "" {
+		return string(r.Family)
+	}
+	return "rule " + rule
 }
 
 func (g *Group) total() float64 {
@@ -52,8 +69,8 @@ type member struct {
 // figure is evidence. The groups come ranked by cost, most costly first.
 func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 	type key struct {
-		rule, file string
-		line       int
+		family, file string
+		line         int
 	}
 	checked, clean := 0, 0
 	members := map[key][]member{}
@@ -68,7 +85,7 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 		}
 		seen := map[key]bool{}
 		for _, f := range t.Findings {
-			k := key{rule: f.Rule}
+			k := key{family: familyOf(f.Rule)}
 			if len(f.Locations) > 0 {
 				k.file, k.line = f.Locations[0].File, f.Locations[0].Line
 			}
@@ -84,13 +101,12 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 	}
 	var groups []Group
 	var out []finding.Finding
-	byRule := map[string]int{}
 	for _, k := range order {
 		ms := members[k]
 		slices.SortStableFunc(ms, func(a, b member) int {
 			return cmp.Or(cmp.Compare(b.f.Severity, a.f.Severity), cmp.Compare(b.cores, a.cores), strings.Compare(a.instance, b.instance))
 		})
-		g := Group{Rule: k.rule, Severity: ms[0].f.Severity, Of: checked}
+		g := Group{Rule: ms[0].f.Rule, Severity: ms[0].f.Severity, Of: checked, key: k.family}
 		if len(ms[0].f.Locations) > 0 {
 			g.Location = ms[0].f.Locations[0]
 		}
@@ -98,6 +114,9 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 		for _, m := range ms {
 			g.Targets = append(g.Targets, m.instance)
 			hasCores = hasCores || m.cores > 0
+			if !slices.Contains(g.Rules, m.f.Rule) {
+				g.Rules = append(g.Rules, m.f.Rule)
+			}
 		}
 		if hasCores {
 			for _, m := range ms {
@@ -105,14 +124,13 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 			}
 		}
 		groups = append(groups, g)
-		byRule[k.rule]++
 	}
 	slices.SortStableFunc(groups, func(a, b Group) int {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.total(), a.total()),
 			cmp.Compare(len(b.Targets), len(a.Targets)), strings.Compare(a.Rule, b.Rule))
 	})
 	for _, g := range groups {
-		k := key{rule: g.Rule, file: g.Location.File, line: g.Location.Line}
+		k := key{family: g.key, file: g.Location.File, line: g.Location.Line}
 		out = append(out, acrossFinding(g, members[k], job, checked, clean))
 	}
 	return out, groups
@@ -168,6 +186,13 @@ func acrossFinding(g Group, ms []member, job string, checked, clean int) finding
 	}
 	f.Notes = append(f.Notes, finding.Note{Kind: finding.NoteLink, Text: "on " + ms[0].instance + ": " + top.Headline()})
 	f.Notes = append(f.Notes, finding.Note{Kind: finding.NoteLink, Text: "targets: " + strings.Join(instances(ms), ", ")})
+	if len(g.Rules) > 1 {
+		f.Notes = append(f.Notes, finding.Note{Kind: finding.NoteQualifier,
+			Text: "headed by " + strings.Join(g.Rules, " or ") + " as each target's sources weighed it: one cause"})
+	}
+	// What the costliest target's join added (sources that agree, a
+	// thin profile) holds for the cause.
+	f.Notes = append(f.Notes, top.Notes...)
 	for _, m := range ms {
 		if m.cores > 0 {
 			f.Evidence = append(f.Evidence, finding.Evidence{Label: "CPU on " + m.instance, Value: round2(m.cores), Unit: "cores"})

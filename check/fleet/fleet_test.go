@@ -477,7 +477,7 @@ func TestAcross(t *testing.T) {
 			Because: "select with a default", Locations: []finding.Location{loc}, Fix: "remove the default",
 			Evidence: []finding.Evidence{{Label: "profile SD204: cores", Value: cores, Unit: "cores"}}}
 	}
-	lock := finding.Finding{Rule: "SD301", Severity: finding.Critical, What: "lock", Locations: []finding.Location{{File: "/src/api/cache.go", Line: 9}},
+	lock := finding.Finding{Rule: "SD301", Severity: finding.Critical, What: "latency", Locations: []finding.Location{{File: "/src/api/cache.go", Line: 9}},
 		Evidence: []finding.Evidence{{Label: "x", Value: 0.2, Unit: "cores"}}}
 	warn := finding.Finding{Rule: "SD307", Severity: finding.Warning, What: "sleeps", Locations: []finding.Location{{File: "/src/api/poll.go", Line: 5}}}
 	var ts []*Checked
@@ -530,6 +530,37 @@ func TestAcross(t *testing.T) {
 		if len(f.Headline()) > finding.MaxHeadline {
 			t.Errorf("headline over %d: %q", finding.MaxHeadline, f.Headline())
 		}
+	}
+}
+
+// TestAcrossOneCauseTwoHeads: the same busy select headed by the
+// profile's SD204 on one target and the trace's SD308 on a busier one is
+// one cause; a latency finding at the same line is another.
+func TestAcrossOneCauseTwoHeads(t *testing.T) {
+	loc := []finding.Location{{File: "/src/busyselect/main.go", Line: 36, Function: "main.bad"}}
+	cpu := func(c float64) []finding.Evidence { return []finding.Evidence{{Label: "cores", Value: c, Unit: "cores"}} }
+	ts := []*Checked{
+		{Target: &Target{Instance: "a"}, Status: StatusChecked, Findings: []finding.Finding{
+			{Rule: "SD204", Severity: finding.Critical, What: "spins", Locations: loc, Evidence: cpu(1),
+				Notes: []finding.Note{{Kind: finding.NoteCorroboration, Text: "3 sources agree: lint, profile, trace (rules SD204, SD308)"}}}}},
+		{Target: &Target{Instance: "b"}, Status: StatusChecked, Findings: []finding.Finding{
+			{Rule: "SD308", Severity: finding.Critical, What: "never blocks", Locations: loc, Evidence: cpu(0.4)},
+			{Rule: "SD301", Severity: finding.Warning, What: "latency", Locations: loc}}},
+	}
+	fs, groups := Across(ts, "lab")
+	if len(groups) != 2 || groups[0].Rule != "SD204" || strings.Join(groups[0].Rules, ",") != "SD204,SD308" ||
+		strings.Join(groups[0].Targets, ",") != "a,b" || groups[1].Rule != "SD301" {
+		t.Fatalf("groups %+v; want SD204/SD308 on a,b, then SD301", groups)
+	}
+	if !strings.HasPrefix(fs[0].What, "all 2 targets of job lab at main.go:36 (main.bad), 0.40–1.00 cores each") {
+		t.Errorf("headline %q", fs[0].What)
+	}
+	var notes []string
+	for _, n := range fs[0].Notes {
+		notes = append(notes, n.Text)
+	}
+	if want := "on a: spins|targets: a, b|headed by SD204 or SD308 as each target's sources weighed it: one cause|3 sources agree: lint, profile, trace (rules SD204, SD308)"; strings.Join(notes, "|") != want {
+		t.Errorf("notes\n got %q\nwant %q", strings.Join(notes, "|"), want)
 	}
 }
 
