@@ -538,7 +538,9 @@ func TestAcross(t *testing.T) {
 // one cause; a latency finding at the same line is another.
 func TestAcrossOneCauseTwoHeads(t *testing.T) {
 	loc := []finding.Location{{File: "/src/busyselect/main.go", Line: 36, Function: "main.bad"}}
-	cpu := func(c float64) []finding.Evidence { return []finding.Evidence{{Label: "cores", Value: c, Unit: "cores"}} }
+	cpu := func(c float64) []finding.Evidence {
+		return []finding.Evidence{{Label: "cores", Value: c, Unit: "cores"}}
+	}
 	ts := []*Checked{
 		{Target: &Target{Instance: "a"}, Status: StatusChecked, Findings: []finding.Finding{
 			{Rule: "SD204", Severity: finding.Critical, What: "spins", Locations: loc, Evidence: cpu(1),
