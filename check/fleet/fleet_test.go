@@ -393,9 +393,13 @@ func TestDiscoverFilters(t *testing.T) {
 	discover := func(d Discovery) ([]*Target, map[string]string) {
 		t.Helper()
 		d.Prometheus, d.Job = prom.URL, "api"
-		ts, why, err := Discover(context.Background(), d)
+		ts, err := Discover(context.Background(), d)
 		if err != nil {
 			t.Fatal(err)
+		}
+		why := map[string]string{}
+		for _, t := range ts {
+			why[t.Instance] = t.Unusable()
 		}
 		return ts, why
 	}
@@ -432,7 +436,7 @@ func TestDiscoverFilters(t *testing.T) {
 	if !strings.Contains(why["10.0.0.4:9100"], `"70000", not a port`) {
 		t.Errorf("10.0.0.4: %q, want 70000 refused", why["10.0.0.4:9100"])
 	}
-	_, _, err := Discover(context.Background(), Discovery{Prometheus: prom.URL, Job: "api", MaxTargets: 2})
+	_, err := Discover(context.Background(), Discovery{Prometheus: prom.URL, Job: "api", MaxTargets: 2})
 	if err == nil || !strings.Contains(err.Error(), "5 active targets of job \"api\" match, more than the limit of 2") {
 		t.Errorf("MaxTargets 2: %v", err)
 	}
@@ -608,4 +612,23 @@ func text(t *testing.T, s *Summary) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestPrometheusPasswordNotShown: a password in -prometheus's URL is in
+// no error and not in the summary.
+func TestPrometheusPasswordNotShown(t *testing.T) {
+	for _, body := range []string{`{"version":"1"}`, `{"status":"succ`, `{"status":"error","errorType":"bad_data","error":"x"}`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) }))
+		u := strings.Replace(srv.URL, "http://", "http://ops:s3cretpw@", 1)
+		_, err := Run(context.Background(), fastOptions(u, "api"))
+		srv.Close()
+		if err == nil || strings.Contains(err.Error(), "s3cretpw") {
+			t.Errorf("%s: error %v: want one, without the password", body, err)
+		}
+	}
+	prom := fakeProm(t)
+	res, err := Run(context.Background(), fastOptions(strings.Replace(prom.URL, "http://", "http://ops:s3cretpw@", 1), "api"))
+	if err != nil || strings.Contains(res.Summary.Prometheus, "s3cretpw") {
+		t.Errorf("summary %q, %v", res.Summary.Prometheus, err)
+	}
 }

@@ -125,7 +125,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Check.Client == nil {
 		opt.Check.Client = TargetClient()
 	}
-	targets, why, err := Discover(ctx, opt.Discovery)
+	targets, err := Discover(ctx, opt.Discovery)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			logf("%s: skipped: %s", t.Instance, c.Reason)
 			continue
 		case t.Pprof == "":
-			c.Status, c.Reason = StatusSkipped, why[t.Instance]
+			c.Status, c.Reason = StatusSkipped, t.Unusable()
 			logf("%s: skipped: %s", t.Instance, c.Reason)
 			continue
 		}

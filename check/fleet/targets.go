@@ -70,6 +70,8 @@ type Target struct {
 	Pprof string `json:"pprof,omitempty"`
 
 	discovered map[string]string
+	// unusable says why no pprof address could be derived.
+	unusable string
 }
 
 // Prometheus's answer to /api/v1/targets: the documented envelope
@@ -177,20 +179,23 @@ func TargetsURL(base *url.URL, job string) *url.URL {
 	return &u
 }
 
+// Unusable says why no pprof address could be derived for the target
+// (Pprof is empty then); "" when it has one.
+func (t *Target) Unusable() string { return t.unusable }
+
 // Discover reads Prometheus's active targets of the job, keeps those
 // whose job label is the job and whose labels match the selector, and
 // derives each one's pprof address. The targets come sorted by instance.
-// A target whose address cannot be derived comes with Pprof empty and its
-// reason in the second result (by instance); the caller reports it
-// skipped.
-func Discover(ctx context.Context, d Discovery) ([]*Target, map[string]string, error) {
+// A target whose address cannot be derived comes with Pprof empty and
+// Unusable saying why; the caller reports it skipped.
+func Discover(ctx context.Context, d Discovery) ([]*Target, error) {
 	base, err := httpfetch.ParseURL(d.Prometheus)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-prometheus: %w", err)
+		return nil, fmt.Errorf("-prometheus: %w", err)
 	}
 	base.RawQuery, base.Fragment = "", ""
 	if d.Job == "" {
-		return nil, nil, errors.New("no job given")
+		return nil, errors.New("no job given")
 	}
 	if d.MaxBytes <= 0 {
 		d.MaxBytes = DefaultMaxTargetsBytes
@@ -202,12 +207,11 @@ func Discover(ctx context.Context, d Discovery) ([]*Target, map[string]string, e
 		d.Timeout = DefaultTargetsTimeout
 	}
 	u := TargetsURL(base, d.Job)
-	ans, err := readTargets(ctx, u, d)
+	ans, err := readTargets(ctx, base, u, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var out []*Target
-	why := map[string]string{}
 	for _, at := range ans.Data.ActiveTargets {
 		// The job label is what a user names; the scrape pool is the job's
 		// name in the configuration, which relabelling may have renamed.
@@ -227,18 +231,18 @@ func Discover(ctx context.Context, d Discovery) ([]*Target, map[string]string, e
 			}
 		}
 		if err != nil {
-			why[t.Instance] = err.Error()
+			t.unusable = err.Error()
 		} else {
 			t.Pprof = pp
 		}
 		out = append(out, t)
 	}
 	if len(out) > d.MaxTargets {
-		return nil, nil, fmt.Errorf("%s: %d active targets of job %q match%s, more than the limit of %d: narrow them with -selector or raise -max-targets",
+		return nil, fmt.Errorf("%s: %d active targets of job %q match%s, more than the limit of %d: narrow them with -selector or raise -max-targets",
 			u.Redacted(), len(out), d.Job, selectorWords(d.Selector), d.MaxTargets)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Instance < out[j].Instance })
-	return out, why, nil
+	return out, nil
 }
 
 func selectorWords(s Selector) string {
@@ -305,7 +309,7 @@ func promClient(c *http.Client) *http.Client {
 
 // readTargets fetches and decodes the answer, refusing what is not the
 // targets API's success.
-func readTargets(ctx context.Context, u *url.URL, d Discovery) (*targetsAnswer, error) {
+func readTargets(ctx context.Context, base, u *url.URL, d Discovery) (*targetsAnswer, error) {
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Client: promClient(d.Client), Timeout: d.Timeout, Limit: d.MaxBytes,
 		What: "Prometheus's targets (JSON)", LimitHint: "raise -max-targets-mb, or narrow the job"})
 	if err != nil {
@@ -320,14 +324,14 @@ func readTargets(ctx context.Context, u *url.URL, d Discovery) (*targetsAnswer, 
 	}
 	var ans targetsAnswer
 	if err := json.Unmarshal(data, &ans); err != nil {
-		return nil, fmt.Errorf("%s: not the answer of Prometheus's targets API (is %s Prometheus's base URL?): %v", u.Redacted(), d.Prometheus, err)
+		return nil, fmt.Errorf("%s: not the answer of Prometheus's targets API (is %s Prometheus's base URL?): %v", u.Redacted(), base.Redacted(), err)
 	}
 	switch {
 	case ans.Status == "error":
 		return nil, fmt.Errorf("%s: %w", u.Redacted(), &PrometheusError{ErrorType: ans.ErrorType, Message: ans.Error})
 	case ans.Status != "success" || ans.Data == nil:
 		return nil, fmt.Errorf("%s: not the answer of Prometheus's targets API (status %q, want \"success\" with data; is %s Prometheus's base URL?)",
-			u.Redacted(), ans.Status, d.Prometheus)
+			u.Redacted(), textsafe.Cap(ans.Status, 40), base.Redacted())
 	}
 	return &ans, nil
 }
