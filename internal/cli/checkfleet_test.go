@@ -138,8 +138,13 @@ func TestCheckPrometheus(t *testing.T) {
 		t.Errorf("causes %+v: want SD204 on %s first", s.Causes, host)
 	}
 
-	// The text form: every target on a line, the causes by cost.
-	code, stdout, _ = run(t, "", "check", "-q", "-wide", "-src", "../..", "-seconds", "1", "-prometheus", prom.URL, "-job", "svc")
+	// The text form: every target on a line, the causes by cost; and the
+	// HTML report with the finding across targets.
+	html := filepath.Join(t.TempDir(), "fleet.html")
+	code, stdout, _ = run(t, "", "check", "-q", "-wide", "-src", "../..", "-seconds", "1", "-html", html, "-prometheus", prom.URL, "-job", "svc")
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "the one target of job svc at main.go:97") {
+		t.Errorf("-html: %v; the finding across targets not in the page", err)
+	}
 	for _, want := range []string{
 		"check of job svc through Prometheus " + prom.URL + ": 2 target(s), 1 checked (0 clean), 1 skipped, 0 failed",
 		"  10.9.9.9:8080   skipped: Prometheus reports it down: connection refused",
