@@ -56,15 +56,15 @@ func (g *Group) total() float64 {
 }
 
 type member struct {
+	target   int // index in the targets
 	instance string
 	f        finding.Finding
 	cores    float64
-	clean    bool
 }
 
 // Across joins the checked targets' findings: one finding per cause
 // (Group), saying how many of the checked targets have it, where, at what
-// cost each, and whether the others are clean. The costliest target's
+// cost each, and whether the others are clean (Checked.Clean). The costliest target's
 // finding gives the cause, the locations and the fix; every target's
 // figure is evidence. The groups come ranked by cost, most costly first.
 func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
@@ -72,17 +72,14 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 		family, file string
 		line         int
 	}
-	checked, clean := 0, 0
+	checked := 0
 	members := map[key][]member{}
 	var order []key
-	for _, t := range targets {
+	for i, t := range targets {
 		if t.Status != StatusChecked {
 			continue
 		}
 		checked++
-		if len(t.Findings) == 0 {
-			clean++
-		}
 		seen := map[key]bool{}
 		for _, f := range t.Findings {
 			k := key{family: familyOf(f.Rule)}
@@ -96,7 +93,7 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 			if _, ok := members[k]; !ok {
 				order = append(order, k)
 			}
-			members[k] = append(members[k], member{instance: t.Instance, f: f, cores: cores(f)})
+			members[k] = append(members[k], member{target: i, instance: t.Instance, f: f, cores: cores(f)})
 		}
 	}
 	var groups []Group
@@ -131,7 +128,14 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 	})
 	for _, g := range groups {
 		k := key{family: g.key, file: g.Location.File, line: g.Location.Line}
-		out = append(out, acrossFinding(g, members[k], job, checked, clean))
+		ms := members[k]
+		othersClean := 0
+		for i, t := range targets {
+			if t.Status == StatusChecked && t.Clean && !slices.ContainsFunc(ms, func(m member) bool { return m.target == i }) {
+				othersClean++
+			}
+		}
+		out = append(out, acrossFinding(g, ms, job, checked, othersClean))
 	}
 	return out, groups
 }
@@ -151,7 +155,7 @@ func cores(f finding.Finding) float64 {
 // and says where and at what cost; the cause, the locations, the fix and
 // the sources are the costliest target's; the notes say what that target
 // measured and which targets have it.
-func acrossFinding(g Group, ms []member, job string, checked, clean int) finding.Finding {
+func acrossFinding(g Group, ms []member, job string, checked, othersClean int) finding.Finding {
 	top := ms[0].f
 	n := len(ms)
 	who := fmt.Sprintf("%d of %d targets of job %s", n, checked, job)
@@ -175,7 +179,7 @@ func acrossFinding(g Group, ms []member, job string, checked, clean int) finding
 	}
 	switch others := checked - n; {
 	case others == 0:
-	case others == clean:
+	case others == othersClean:
 		what += fmt.Sprintf("; the other %d %s clean", others, plural(others, "is", "are"))
 	default:
 		what += fmt.Sprintf("; not on the other %d", others)

@@ -230,6 +230,12 @@ func TestSpinningAndHealthy(t *testing.T) {
 	if !strings.HasPrefix(across.What, want) || !strings.HasSuffix(across.What, " cores; the other 2 are clean") {
 		t.Errorf("across: %q\nwant %q... cores; the other 2 are clean", across.What, want)
 	}
+	// The quiet targets idled through a 1s profile: clean, on thin
+	// evidence, which the summary says of them and not of the spinner.
+	if th := s.ThinEvidence(); !strings.HasPrefix(th, "2 of the 2 clean target(s) were seen too little") ||
+		!strings.Contains(th, host(q1)+": ") || strings.Contains(th, host(spin)) {
+		t.Errorf("thin evidence %q: want the two quiet targets named", th)
+	}
 	if len(s.Causes) == 0 || s.Causes[0].Rule != "SD204" || s.Causes[0].Targets[0] != host(spin) {
 		t.Errorf("the costliest cause is %+v, want SD204 on %s", s.Causes, host(spin))
 	}
@@ -486,7 +492,7 @@ func TestAcross(t *testing.T) {
 	warn := finding.Finding{Rule: "SD307", Severity: finding.Warning, What: "sleeps", Locations: []finding.Location{{File: "/src/api/poll.go", Line: 5}}}
 	var ts []*Checked
 	add := func(inst, status string, fs ...finding.Finding) {
-		ts = append(ts, &Checked{Target: &Target{Instance: inst}, Status: status, Findings: fs})
+		ts = append(ts, &Checked{Target: &Target{Instance: inst}, Status: status, Findings: fs, Clean: status == StatusChecked && IsClean(fs)})
 	}
 	add("p1", StatusChecked, spin(0.9), warn)
 	add("p2", StatusChecked, spin(1.1))
@@ -525,6 +531,15 @@ func TestAcross(t *testing.T) {
 	fs, _ = Across([]*Checked{ts[1], ts[3], ts[4]}, "api")
 	if !strings.HasSuffix(fs[0].What, "1.10 cores; the other 2 are clean") {
 		t.Errorf("others clean: %q", fs[0].What)
+	}
+	// A target whose only finding is info is clean: the others of a cause
+	// it does not have are "clean"; its own info finding is a cause of its
+	// own, whose others are not all clean.
+	info := &Checked{Target: &Target{Instance: "p7"}, Status: StatusChecked, Clean: true, Findings: []finding.Finding{
+		{Rule: "SD301", Severity: finding.Info, What: "latency", Locations: []finding.Location{{File: "/src/api/pool.go", Line: 40}}}}}
+	fs, _ = Across([]*Checked{ts[1], info, ts[3]}, "api")
+	if len(fs) != 2 || !strings.HasSuffix(fs[0].What, "1.10 cores; the other 2 are clean") || !strings.HasSuffix(fs[1].What, "; not on the other 2") {
+		t.Errorf("an info finding's target is clean: %q, %q", fs[0].What, fs[1].What)
 	}
 	fs, _ = Across([]*Checked{ts[0], ts[1]}, "api")
 	if !strings.HasPrefix(fs[0].What, "all 2 targets of job api at relay.go:37") {

@@ -71,6 +71,11 @@ type Checked struct {
 	// Reason says why a target was skipped or failed.
 	Reason   string            `json:"reason,omitempty"`
 	Findings []finding.Finding `json:"findings"`
+	// Clean is true for a checked target with no finding at warning or
+	// above: a lab program is healthy when no source warns about it
+	// (internal/lab's Healthy), and an info finding ("cheap at this load")
+	// is listed, not a cause to fix.
+	Clean bool `json:"clean"`
 	// Summary is the single-target check's summary (check.Summary); nil
 	// when the target was skipped or nothing was captured.
 	Summary  *check.Summary `json:"check,omitempty"`
@@ -85,7 +90,7 @@ type Summary struct {
 	Selector   string `json:"selector,omitempty"`
 	// Targets lists every target the job's filters kept, by instance.
 	Targets []*Checked `json:"targets"`
-	// Counts by status, and Clean: checked with no finding.
+	// Counts by status, and Clean: checked and clean (Checked.Clean).
 	Checked int `json:"checked"`
 	Skipped int `json:"skipped"`
 	Failed  int `json:"failed"`
@@ -171,7 +176,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		switch c.Status {
 		case StatusChecked:
 			sum.Checked++
-			if len(c.Findings) == 0 {
+			if c.Clean {
 				sum.Clean++
 			}
 		case StatusSkipped:
@@ -247,7 +252,14 @@ func checkOne(ctx context.Context, c *Checked, opt Options, analyses chan struct
 		c.Findings = res.Findings
 	}
 	finding.Sort(c.Findings)
+	c.Clean = IsClean(c.Findings)
 	logf("%s: %d finding(s)", c.Instance, len(c.Findings))
+}
+
+// IsClean reports whether fs has no finding at warning or above.
+func IsClean(fs []finding.Finding) bool {
+	sev, ok := finding.Max(fs)
+	return !ok || sev < finding.Warning
 }
 
 // redactedBase is the Prometheus URL as reports show it: no password.

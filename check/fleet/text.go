@@ -35,8 +35,12 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		var what string
 		switch t.Status {
 		case StatusChecked:
-			what = "clean"
-			if len(t.Findings) > 0 {
+			switch {
+			case len(t.Findings) == 0:
+				what = "clean"
+			case t.Clean:
+				what = "clean; info: " + findingWords(t.Findings)
+			default:
 				what = findingWords(t.Findings)
 			}
 			if t.Summary != nil && len(t.Summary.Failed) > 0 {
@@ -79,4 +83,42 @@ func findingWords(fs []finding.Finding) string {
 		}
 	}
 	return fmt.Sprintf("%d finding(s): %s", len(fs), strings.Join(rules, ", "))
+}
+
+// ThinEvidence (report.ThinSummary) names the clean targets whose
+// evidence was too thin to rule causes out: an idle service's profile of
+// a few samples is "clean" only as far as it was seen. A target with
+// findings is not named: what was found stands. The walk of the report
+// stops here, so that one target's thin profile is never read as the
+// whole fleet's.
+func (s *Summary) ThinEvidence() string {
+	var thin []string
+	n := 0
+	for _, t := range s.Targets {
+		if t.Status != StatusChecked || !t.Clean || t.Summary == nil {
+			continue
+		}
+		var why string
+		if p := t.Summary.Profile; p != nil && p.Summary != nil {
+			why = p.ThinEvidence()
+		}
+		if tr := t.Summary.Trace; why == "" && tr != nil && tr.Summary != nil {
+			why = tr.ThinEvidence()
+		}
+		if why == "" {
+			continue
+		}
+		n++
+		if len(thin) < 3 {
+			thin = append(thin, t.Instance+": "+why)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(thin) {
+		more = fmt.Sprintf("; and %d more", n-len(thin))
+	}
+	return fmt.Sprintf("%d of the %d clean target(s) were seen too little to rule causes out (%s%s)", n, s.Clean, strings.Join(thin, "; "), more)
 }
