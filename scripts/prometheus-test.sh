@@ -77,9 +77,12 @@ fi
 
 # 1. Prometheus and promtool, built once.
 if [ "${PROMETHEUS_REBUILD:-0}" = 1 ] || [ ! -x "$cache/prometheus" ] || [ ! -x "$cache/promtool" ]; then
-	if ! src=$(go mod download -json "$MODULE@$VERSION" 2>"$work/download.err" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || [ -z "$src" ]; then
+	# go mod download -json reports a failure in its JSON ("Error").
+	go mod download -json "$MODULE@$VERSION" >"$work/download.json" 2>&1 || true
+	src=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' "$work/download.json")
+	if [ -z "$src" ]; then
 		echo "SKIP: cannot download $MODULE@$VERSION from the module proxy:"
-		sed 's/^/	/' "$work/download.err"
+		grep -v '^[{}]' "$work/download.json" | sed 's/^[[:space:]]*/	/'
 		exit 0
 	fi
 	mkdir -p "$cache"

@@ -28,7 +28,7 @@ type Group struct {
 	Location finding.Location `json:"location"`
 	// Targets are the instances that have it, most costly first.
 	Targets []string `json:"targets"`
-	// Cores are each target's CPU on the cause (the finding's largest
+	// Cores are each target's CPU on the cause (the finding's first
 	// figure in cores), in the order of Targets; empty when the rule
 	// measures no CPU.
 	Cores []float64 `json:"cores,omitempty"`
@@ -140,15 +140,22 @@ func Across(targets []*Checked, job string) ([]finding.Finding, []Group) {
 	return out, groups
 }
 
-// cores is a finding's CPU on its cause: its largest figure in cores.
+// cores is a finding's CPU on its cause: its first figure in cores. The
+// profile puts the cause's own CPU first ("cores (CPU time / profile
+// duration)") and the process's after it (SD208's "process CPU rate",
+// 0.25 cores beside a preemption cost of 0.02), and the join keeps the
+// head finding's evidence first, then the others' (a trace's SD308 head,
+// whose figures are Ps, then the profile's SD204 cores).
 func cores(f finding.Finding) float64 {
-	c := 0.0
 	for _, e := range f.Evidence {
-		if e.Unit == "cores" && e.Value > c && !math.IsInf(e.Value, 0) && !math.IsNaN(e.Value) {
-			c = e.Value
+		if e.Unit == "cores" {
+			if e.Value > 0 && !math.IsInf(e.Value, 0) && !math.IsNaN(e.Value) {
+				return e.Value
+			}
+			return 0
 		}
 	}
-	return c
+	return 0
 }
 
 // acrossFinding is a group as a finding: the headline counts the targets

@@ -585,6 +585,19 @@ func TestAcrossOneCauseTwoHeads(t *testing.T) {
 	}
 }
 
+// TestCoresIsTheCausesCPU: a preemption finding's cost is the CPU the
+// preemptions take, its first figure in cores, not the process's rate
+// that follows it.
+func TestCoresIsTheCausesCPU(t *testing.T) {
+	f := finding.Finding{Rule: "SD208", Evidence: []finding.Evidence{
+		{Label: "share of the profile's CPU time", Value: 9, Unit: "%"},
+		{Label: "cores (CPU time / profile duration)", Value: 0.022, Unit: "cores"},
+		{Label: "process CPU rate over the profile", Value: 0.25, Unit: "cores"}}}
+	if c := cores(f); c != 0.022 {
+		t.Errorf("cores %v, want 0.022", c)
+	}
+}
+
 func TestCaptureTime(t *testing.T) {
 	for _, tc := range []struct {
 		o    check.Options
