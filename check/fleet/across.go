@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/finding"
 )
@@ -171,25 +172,39 @@ func acrossFinding(g Group, ms []member, job string, checked, othersClean int) f
 	} else if n == 1 && checked == 1 {
 		who = fmt.Sprintf("the one target of job %s", job)
 	}
-	what := who
+	where, fn := "", ""
 	if l := g.Location; l.File != "" {
-		what += " at " + path.Base(l.File)
+		where = " at " + path.Base(l.File)
 		if l.Line > 0 {
-			what += fmt.Sprintf(":%d", l.Line)
+			where += fmt.Sprintf(":%d", l.Line)
 		}
 		if l.Function != "" {
-			what += " (" + shortFunc(l.Function) + ")"
+			fn = " (" + shortFunc(l.Function) + ")"
 		}
 	}
+	tail := ""
 	if len(g.Cores) > 0 {
-		what += ", " + coreRange(g.Cores)
+		tail = ", " + coreRange(g.Cores)
 	}
 	switch others := checked - n; {
 	case others == 0:
 	case others == othersClean:
-		what += fmt.Sprintf("; the other %d %s clean", others, plural(others, "is", "are"))
+		tail += fmt.Sprintf("; the other %d %s clean", others, plural(others, "is", "are"))
 	default:
-		what += fmt.Sprintf("; not on the other %d", others)
+		tail += fmt.Sprintf("; not on the other %d", others)
+	}
+	// The headline stays within finding.MaxHeadline: a long function name
+	// (a generic method's) goes first, the locations still give it; then
+	// the job's name is cut.
+	what := who + where + fn + tail
+	if utf8.RuneCountInString(what) > finding.MaxHeadline {
+		what = who + where + tail
+	}
+	if over := utf8.RuneCountInString(what) - finding.MaxHeadline; over > 0 {
+		r := []rune(who)
+		if keep := max(16, len(r)-over-1); keep < len(r) {
+			what = string(r[:keep]) + "…" + where + tail
+		}
 	}
 	f := finding.Finding{
 		Rule: g.Rule, Severity: g.Severity, What: what, Because: top.Because,

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schedoctor/schedoctor/check"
 	"github.com/schedoctor/schedoctor/finding"
@@ -595,6 +596,22 @@ func TestCoresIsTheCausesCPU(t *testing.T) {
 		{Label: "process CPU rate over the profile", Value: 0.25, Unit: "cores"}}}
 	if c := cores(f); c != 0.022 {
 		t.Errorf("cores %v, want 0.022", c)
+	}
+}
+
+// TestAcrossHeadlineFits: a long function name and a long job name keep
+// the headline within finding.MaxHeadline.
+func TestAcrossHeadlineFits(t *testing.T) {
+	long := finding.Location{File: "/src/x/relay.go", Line: 37,
+		Function: "github.com/acme/api/outbox.(*Relay[" + strings.Repeat("go.shape.struct { A int; B string }", 4) + "]).run"}
+	f := finding.Finding{Rule: "SD204", Severity: finding.Warning, What: "spins", Locations: []finding.Location{long}}
+	for _, job := range []string{"api", strings.Repeat("very-long-job-name-", 10)} {
+		fs, _ := Across([]*Checked{{Target: &Target{Instance: "a"}, Status: StatusChecked, Findings: []finding.Finding{f}},
+			{Target: &Target{Instance: "b"}, Status: StatusChecked, Clean: true}}, job)
+		h := fs[0].Headline()
+		if utf8.RuneCountInString(h) > finding.MaxHeadline || !strings.Contains(h, "at relay.go:37") || !strings.HasSuffix(h, "; the other 1 is clean") {
+			t.Errorf("job %.10s...: headline of %d characters: %q", job, utf8.RuneCountInString(h), h)
+		}
 	}
 }
 
