@@ -472,6 +472,9 @@ func TestTargetClientRefusesLinkLocal(t *testing.T) {
 	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[fe80::1%25lo]:80/", "http://0.0.0.0:1/"} {
 		req, _ := http.NewRequestWithContext(ctx, "GET", u, nil)
 		_, err := TargetClient().Do(req)
+		if err != nil && strings.Contains(err.Error(), "address family not supported") {
+			continue // no IPv6 here: the socket is not even made
+		}
 		if err == nil || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("%s: %v, want refused", u, err)
 		}
