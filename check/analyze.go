@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	pprof "github.com/google/pprof/profile"
@@ -87,6 +89,20 @@ type Summary struct {
 type Result struct {
 	Findings []finding.Finding
 	Summary  *Summary
+}
+
+// ReadError is the error of a check whose captures were all there but
+// none could be read (a saved directory of garbage, a target answering
+// junk): no diagnosis, not "no findings". nil when something was read.
+func (r *Result) ReadError() error {
+	if r.Summary.Read > 0 {
+		return nil
+	}
+	msg := "no capture could be read"
+	if len(r.Summary.Failed) > 0 {
+		msg += ":\n  " + strings.Join(r.Summary.Failed, "\n  ")
+	}
+	return errors.New(msg)
 }
 
 // Analyze reads every capture with its source's reader and analysis and

@@ -183,6 +183,20 @@ func (s *Set) Skipped() []string {
 	return out
 }
 
+// CaptureError is the error of a check that captured nothing, naming
+// every capture that failed; nil when something was captured. Both front
+// ends (one target, and each target of a fleet) stop there with it.
+func (s *Set) CaptureError() error {
+	if s.Captured() > 0 {
+		return nil
+	}
+	msg := "nothing could be captured"
+	if f := s.Failed(); len(f) > 0 {
+		msg += ":\n  " + strings.Join(f, "\n  ")
+	}
+	return errors.New(msg)
+}
+
 // Captured counts the captures that hold data.
 func (s *Set) Captured() int {
 	n := 0

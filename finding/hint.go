@@ -49,6 +49,9 @@ const (
 	HintSysroot
 	// HintHeapEndpoint: the server's pprof endpoint, for its Go heap.
 	HintHeapEndpoint
+	// HintTargetLimit: fewer targets (a label selector) or a higher limit
+	// on how many a fleet check takes.
+	HintTargetLimit
 )
 
 var hintNames = [...]string{
@@ -68,6 +71,7 @@ var hintNames = [...]string{
 	HintLiveMount:       "live-mount",
 	HintSysroot:         "sysroot",
 	HintHeapEndpoint:    "heap-endpoint",
+	HintTargetLimit:     "target-limit",
 }
 
 func (h Hint) String() string {

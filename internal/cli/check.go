@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -18,7 +17,7 @@ func init() {
 }
 
 func runCheck(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor check [flags] URL|DIR",
+	fs := e.newFlagSet("schedoctor check [flags] URL|DIR\n       schedoctor check -prometheus URL -job JOB [-selector k=v,...] [flags]",
 		`Capture, one at a time, from a service that mounts net/http/pprof at URL (http://127.0.0.1:6060
 serves /debug/pprof/...): a goroutine profile (debug=0), which gives the goroutine count, and a full
 goroutine dump (debug=2) only below -max-dump-goroutines (a full dump stops the service's world
@@ -44,10 +43,20 @@ snapshot that it did not diagnose itself is fetched and diagnosed with the trace
 
 -save DIR keeps every capture and a manifest.json; "schedoctor check DIR" diagnoses it again
 offline (attach DIR to a bug report). DIR is created 0700 (an existing one must be empty, yours,
-not a link and not writable by others); its files are 0600. docs/check.md says what each capture costs the target.`,
+not a link and not writable by others); its files are 0600. docs/check.md says what each capture costs the target.
+
+-prometheus URL -job JOB checks every target of JOB that Prometheus scrapes, instead of one URL:
+its active targets (/api/v1/targets, the scrape pool JOB), those whose labels hold -selector; each
+target's pprof is its scrape URL's host, at -pprof-port, the port in -pprof-port-label, or the
+scrape port. Targets not up are skipped; the others are checked -concurrency at a time, each within
+-target-timeout, and one that fails never stops the others. Targets that share a cause (a rule at
+one line) make one finding, ranked by what it costs ("2 of 12 targets of job api at relay.go:37,
+0.98-1.02 cores each"). Addresses from Prometheus are remote input: link-local, multicast and
+unspecified ones are refused, redirects stay on the target.`,
 		`  schedoctor check http://127.0.0.1:6060
   schedoctor check -pid $(pgrep -n myservice) -seconds 20 -src ~/src/myservice http://127.0.0.1:6060
-  schedoctor check -save /tmp/chk http://127.0.0.1:6060 && schedoctor check -json /tmp/chk`)
+  schedoctor check -save /tmp/chk http://127.0.0.1:6060 && schedoctor check -json /tmp/chk
+  schedoctor check -prometheus http://prometheus:9090 -job api -selector namespace=prod -pprof-port 6060`)
 	var out outputFlags
 	out.register(fs, true)
 	pid := fs.Int("pid", 0, "the service's `PID` on this machine: read its process layer (procs) and its CPU use")
@@ -64,13 +73,18 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 	livePath := fs.String("live", check.DefaultLivePath, "the `PATH` where the service mounts the schedoctor live monitor, probed once (a 404 means not mounted); \"\" does not look")
 	maxDump := fs.Int("max-dump-goroutines", check.DefaultMaxDumpGoroutines, "take a full goroutine dump (debug=2, which stops the service's world while it is written) only below `N` goroutines; 0 never")
 	maxTotalMB := fs.Int("max-total-mb", check.DefaultTotalBytes>>20, "the budget in `MB` for all the service's answers together")
+	var fl fleetFlags
+	fl.register(fs)
 	if code, ok := e.parse(fs, args); !ok {
 		return code
 	}
 	if code, ok := out.check(e); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if fl.prometheus == "" && fl.set(fs) != "" {
+		return e.usageError("-%s applies to a check through Prometheus: give -prometheus URL and -job JOB", fl.set(fs))
+	}
+	if fl.prometheus == "" && fs.NArg() != 1 {
 		return e.usageError("want one URL (the service's base, e.g. http://127.0.0.1:6060) or one saved check directory")
 	}
 	if code, ok := e.checkSeconds("seconds", *seconds, 1); !ok {
@@ -96,6 +110,25 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 	}
 	if *maxTotalMB <= 0 || *maxTotalMB > 1<<20 {
 		return e.usageError("-max-total-mb %d: want 1 to %d", *maxTotalMB, 1<<20)
+	}
+	copt := check.Options{Seconds: *seconds, TraceSeconds: *traceSecs, PID: *pid, LivePath: *livePath,
+		MaxDumpGoroutines: *maxDump, MaxTotalBytes: int64(*maxTotalMB) << 20}
+	if *maxDump == 0 {
+		copt.MaxDumpGoroutines = -1
+	}
+	// A target's paths, live or saved, are another machine's (or may be).
+	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20)), Release: true}
+	if !*noSrc {
+		aopt.Source = sourceReader(src, true)
+	}
+	if fl.prometheus != "" {
+		switch {
+		case fs.NArg() != 0:
+			return e.usageError("-prometheus checks the job's targets: give no URL or directory (got %q)", fs.Arg(0))
+		case *pid != 0 || *saveDir != "":
+			return e.usageError("-pid and -save apply to one target, not to a check through Prometheus")
+		}
+		return runCheckFleet(ctx, e, &out, &fl, copt, aopt, *quiet)
 	}
 	arg := fs.Arg(0)
 	var set *check.Set
@@ -125,11 +158,6 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 			return e.fail(err)
 		}
 		e.doing("capturing from " + base.Redacted())
-		copt := check.Options{Seconds: *seconds, TraceSeconds: *traceSecs, PID: *pid, LivePath: *livePath,
-			MaxDumpGoroutines: *maxDump, MaxTotalBytes: int64(*maxTotalMB) << 20}
-		if *maxDump == 0 {
-			copt.MaxDumpGoroutines = -1
-		}
 		set, err = capture(ctx, e, arg, copt, *quiet)
 		if err != nil {
 			return e.fail(err)
@@ -143,19 +171,11 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 			}
 		}
 	}
-	if set.Captured() == 0 {
-		msg := "nothing could be captured"
-		if f := set.Failed(); len(f) > 0 {
-			msg += ":\n  " + joinLines(f)
-		}
-		return e.fail(errors.New(msg))
+	if err := set.CaptureError(); err != nil {
+		return e.fail(err)
 	}
-	// The set is saved by now: each capture's bytes go once it is read.
-	aopt := check.AnalyzeOptions{CPUs: *cpus, ProfileLimits: *lim, MaxGeneration: int64(*maxGenMB * (1 << 20)), Release: true}
-	if !*noSrc {
-		// A target's paths, live or saved, are another machine's (or may be).
-		aopt.Source = sourceReader(src, true)
-	}
+	// The set is saved by now: each capture's bytes go once it is read
+	// (aopt.Release).
 	e.doing("diagnosing the captures")
 	res, err := check.Analyze(ctx, set, aopt)
 	if err != nil {
@@ -171,15 +191,8 @@ not a link and not writable by others); its files are 0600. docs/check.md says w
 			e.warn("%s", sk)
 		}
 	}
-	if res.Summary.Read == 0 {
-		// Every capture was there but none could be read (a saved
-		// directory of garbage, a target answering junk): no diagnosis,
-		// not "no findings".
-		msg := "no capture could be read"
-		if len(res.Summary.Failed) > 0 {
-			msg += ":\n  " + joinLines(res.Summary.Failed)
-		}
-		return e.fail(errors.New(msg))
+	if err := res.ReadError(); err != nil {
+		return e.fail(err)
 	}
 	return e.emit(&out, report.Report{Source: finding.SourceCheck, Findings: res.Findings, Summary: res.Summary})
 }
@@ -204,15 +217,4 @@ func capture(ctx context.Context, e *Env, url string, opt check.Options, quiet b
 		}
 	}
 	return set, nil
-}
-
-func joinLines(s []string) string {
-	out := ""
-	for i, l := range s {
-		if i > 0 {
-			out += "\n  "
-		}
-		out += l
-	}
-	return out
 }

@@ -77,6 +77,7 @@ func TestErrorHints(t *testing.T) {
 		{"goroutines", deadline, "raise -timeout"},
 		{"procs", finding.WithHint(errors.New("procs needs Linux"), finding.HintSysroot), "give -sysroot DIR"},
 		{"profile", errors.New("p: not a profile"), ""},
+		{"check", finding.WithHint(errors.New("300 active targets"), finding.HintTargetLimit), "narrow with -selector, or raise -max-targets"},
 	} {
 		e := &Env{cmd: tc.cmd}
 		if got := e.errorHint(tc.err); got != tc.want {

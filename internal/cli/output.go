@@ -94,12 +94,14 @@ var hintFlags = map[finding.Hint]string{
 	finding.HintLiveMount:       "-live",
 	finding.HintSysroot:         "-sysroot DIR",
 	finding.HintHeapEndpoint:    "-pprof",
+	finding.HintTargetLimit:     "-selector, or raise -max-targets",
 }
 
 // commandHintFlags are the commands whose flag for a hint is not the
 // common one.
 var commandHintFlags = map[string]map[finding.Hint]string{
 	"goroutines": {finding.HintInputLimit: "-max-bytes", finding.HintTimeout: "-timeout"},
+	"check":      {finding.HintInputLimit: "-max-total-mb (-max-targets-mb for Prometheus's list)", finding.HintTimeout: "-target-timeout (with -prometheus)"},
 	"procs":      {finding.HintInputLimit: "-max-file"},
 	"sweep":      {finding.HintTimeout: "-timeout"},
 }
@@ -168,6 +170,8 @@ func (e *Env) errorHint(err error) string {
 		return "raise " + flag + " if the input is genuine"
 	case h == finding.HintTimeout, h == finding.HintGenerationLimit, h == finding.HintTickLimit:
 		return "raise " + flag
+	case h == finding.HintTargetLimit:
+		return "narrow with " + flag
 	}
 	return "give " + flag
 }

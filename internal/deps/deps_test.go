@@ -103,6 +103,10 @@ SOURCES < diagnose;
 # fetched, and hands them to diagnose; it joins nothing itself.
 diagnose < check;
 
+# check/fleet runs check on every target of a job that Prometheus
+# scrapes and joins the causes the targets share.
+check < check/fleet;
+
 # Renderers: text, JSON, SARIF, HTML and the rule pages. They come after
 # check in this order but know only the model: a source's figures reach
 # them as report.Report.Summary. ruledocs joins the catalog with the
@@ -121,7 +125,7 @@ check, report/htmlreport, internal/lab, internal/demo/labsvc,
 live/livetrace
 < internal/demo;
 internal/demo, internal/sniff, internal/ruledocs, SOURCES, check,
-report/htmlreport, exectrace/perfetto
+check/fleet, report/htmlreport, exectrace/perfetto
 < internal/cli;
 internal/cli < cmd/schedoctor;
 golangci < cmd/schedoctor-vet;
