@@ -620,6 +620,7 @@ func Findings(s *Summary, opt Options, judge Judge) []finding.Finding {
 			},
 			finding.MustLookup("SD309").Fix)
 	}
+	out = append(out, spikeRules(s, opt)...) // SD315, SD316 (rule_spikes.go, rule_wakers.go)
 	out = mergeSites(out)
 	finding.Sort(out)
 	return out

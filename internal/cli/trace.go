@@ -22,7 +22,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-window D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -38,7 +38,13 @@ they were preempted) is read in the source: at the recorded path, else under eac
 there is reported at warning at its line and named as the cause of the latency findings.
 
 The CPU the process really got (the trace's CPU samples × 10ms, or -process-cpu, the user+system
-time of the same window from rusage) tells "the host took the CPU" from "Go queued work".`,
+time of the same window from rusage) tells "the host took the CPU" from "Go queued work".
+
+Latency that comes in spikes is found in windows (-window, 100ms): a window whose starts' p99
+reaches -spike-p99, or whose runnable goroutines reach -spike-runnable per P, and that stands out
+from the trace's quieter windows, is a spike; each spike's cause (a burst of go statements, one
+waker's wake-ups, goroutines that held the Ps) is named (SD315). Every wake-up is charged to the
+goroutine that made it; a line that wakes many at once, again and again, is SD316.`,
 		"  go test -trace trace.out -run TestX ./pkg && schedoctor trace trace.out\n"+
 			"  schedoctor trace -cpus 2 -seconds 5 http://localhost:6060/debug/pprof/trace\n"+
 			"  curl -s localhost:6060/debug/pprof/trace?seconds=5 | schedoctor trace -cpus 2 -\n"+
@@ -49,6 +55,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
 	maxGenMB := traceGenerationFlag(fs)
+	window := fs.Duration("window", exectrace.DefaultSpikeWindow, "the `width` of the windows latency spikes are found in")
+	spikeP99 := fs.Duration("spike-p99", exectrace.DefaultSpikeP99, "a window whose starts' p99 latency reaches this `duration` may be a spike")
+	spikeRunnable := fs.Float64("spike-runnable", exectrace.DefaultSpikeRunnable, "a window whose runnable goroutines reach `K` per P (GOMAXPROCS) may be a spike")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -79,11 +88,21 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if *timeout < 0 {
 		return e.usageError("-timeout %v: must not be negative", *timeout)
 	}
+	if *window < exectrace.MinSpikeWindow {
+		return e.usageError("-window %v: want %v or more", *window, exectrace.MinSpikeWindow)
+	}
+	if *spikeP99 <= 0 {
+		return e.usageError("-spike-p99 %v: want a duration above 0", *spikeP99)
+	}
+	if !(*spikeRunnable > 0 && *spikeRunnable <= 1e6) {
+		return e.usageError("-spike-runnable %g: want a number of goroutines per P above 0", *spikeRunnable)
+	}
 	if !(*maxMB > 0 && *maxMB <= 1<<30) {
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
 	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
-	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))}
+	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)),
+		Spikes: exectrace.SpikeOptions{Window: *window, P99: *spikeP99, Runnable: *spikeRunnable}}
 	name := fs.Arg(0)
 	var res *exectrace.Result
 	var err error
