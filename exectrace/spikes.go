@@ -543,8 +543,11 @@ func (a *analyzer) spikeFinish() {
 	if !sp.started {
 		return
 	}
+	// the last window, cut short by the trace's end, is judged when it
+	// covers half a window: the end of a run (workers told to stop, the
+	// trace stopping) in a few milliseconds is no spike
 	end := min(a.last, sp.end)
-	if end > sp.start {
+	if end.Sub(sp.start) >= sp.opt.Window/2 {
 		a.closeWindow(end)
 		sp.start = end
 	}
