@@ -123,8 +123,14 @@ type wakerKey struct {
 // wakeBurst is a waker's wake-ups in quick succession (gstate.wk, or the
 // runtime's).
 type wakeBurst struct {
-	id      uint32 // of the open burst, 0: none
-	n       int32
+	id uint32 // of the open burst, 0: none
+	n  int32
+	// pending are the goroutines it woke that have not started yet, peak
+	// their most: the goroutines runnable at once because of it. A
+	// producer that hands work to 2,000 pool workers one after the other
+	// in one running stretch (the corpus's ants pool) wakes each as the
+	// last one starts: 2,000 wake-ups, one runnable at a time.
+	pending, peak int32
 	key     wakerKey
 	last    trace.Time
 	stretch trace.Time // the start of the waker's running stretch it began in (0: none)
@@ -137,6 +143,7 @@ type wakeState struct {
 	burst   wakeBurst
 	how     wakeHow // what will wake it, while it waits (waitHow)
 	wokenIn uint32
+	in      *wakeBurst // the waker's burst that woke it (its id is wokenIn while open)
 	by      int32 // 1 + index into wakerStats.sites, 0: none
 }
 
@@ -247,8 +254,12 @@ func (a *analyzer) woke(ev *trace.Event, g *gstate, t trace.Time) int32 {
 			a.wk.nextID++
 		}
 		b.id, b.n, b.key, b.stretch = a.wk.nextID, 0, k, stretch
+		b.pending, b.peak = 0, 0
 	}
 	b.n++
+	b.pending++
+	b.peak = max(b.peak, b.pending)
+	g.wk.in = b
 	b.last = t
 	g.wk.wokenIn = b.id
 	g.wk.by = i + 1
@@ -262,7 +273,7 @@ func (a *analyzer) closeBurst(b *wakeBurst) {
 	}
 	s := a.wk.sites[a.wakerSiteFor(b.key)]
 	s.bursts++
-	n := int(b.n)
+	n := int(b.peak)
 	s.maxBurst = max(s.maxBurst, n)
 	procs := a.gomaxprocs
 	if procs == 0 {
@@ -281,6 +292,12 @@ func (a *analyzer) closeBurst(b *wakeBurst) {
 
 // wokenStarted charges a wakee's scheduling latency to its waker.
 func (a *analyzer) wokenStarted(g *gstate, d time.Duration) {
+	if b := g.wk.in; b != nil {
+		if b.id == g.wk.wokenIn {
+			b.pending--
+		}
+		g.wk.in = nil
+	}
 	if g.wk.by > 0 {
 		a.wk.sites[g.wk.by-1].latency.Add(d)
 		g.wk.by = 0
