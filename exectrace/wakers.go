@@ -131,9 +131,9 @@ type wakeBurst struct {
 	// in one running stretch (the corpus's ants pool) wakes each as the
 	// last one starts: 2,000 wake-ups, one runnable at a time.
 	pending, peak int32
-	key     wakerKey
-	last    trace.Time
-	stretch trace.Time // the start of the waker's running stretch it began in (0: none)
+	key           wakerKey
+	last          trace.Time
+	stretch       trace.Time // the start of the waker's running stretch it began in (0: none)
 }
 
 // wakeState is what a goroutine carries for the waker analysis: the burst
@@ -144,7 +144,7 @@ type wakeState struct {
 	how     wakeHow // what will wake it, while it waits (waitHow)
 	wokenIn uint32
 	in      *wakeBurst // the waker's burst that woke it (its id is wokenIn while open)
-	by      int32 // 1 + index into wakerStats.sites, 0: none
+	by      int32      // 1 + index into wakerStats.sites, 0: none
 }
 
 // burstGap is the longest pause between two wake-ups of one burst: a close
