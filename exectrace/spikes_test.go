@@ -247,3 +247,33 @@ func TestSpikesShortTrace(t *testing.T) {
 		t.Errorf("spike windows %+v, spikes %v: want none in %v", s.SpikeWindows, s.Spikes, s.Trace.Duration)
 	}
 }
+
+// TestRealFanOut: a real program. nats-server (commit 1787eee0, built
+// locally, not committed) with 300 subscriber connections on one subject
+// and a publisher sending 20 messages a second; its own /debug/pprof/trace
+// for 3s (testdata/nats-fanout.trace, on this crowded 2-CPU machine). Each
+// message makes the publisher's read loop signal the writer goroutine of
+// every subscriber (flushSignal, client.go:2104: a sync.Cond Signal per
+// client), 300 runnable at once: the heavy unblocker, and the cause of
+// the trace's spikes.
+func TestRealFanOut(t *testing.T) {
+	const flush = "server/client.go:2104"
+	res := analyzeFile(t, "nats-fanout", Options{})
+	w := res.Summary.Wakers[0]
+	if !strings.HasSuffix(at(w.Location), flush) || w.Location.Function != "github.com/nats-io/nats-server/v2/server.(*client).flushSignal" ||
+		w.How != howNames[howCond] || w.MaxBurst != 300 || w.Heavy < 60 {
+		t.Errorf("top waker %+v, want flushSignal's Signal, 300 at once, 20 times a second", w)
+	}
+	fs := findingsOf(res.Findings, "SD316")
+	if len(fs) != 1 || fs[0].Severity != finding.Warning || !strings.HasSuffix(at(fs[0].Locations[0]), flush) {
+		t.Errorf("SD316 = %+v, want a warning at %s", fs, flush)
+	}
+	for _, sp := range res.Summary.Spikes {
+		if sp.Cause.Kind != "woken" || !strings.HasSuffix(at(sp.Cause.Location), flush) {
+			t.Errorf("spike %v caused by %+v, want the flush signal", sp, sp.Cause)
+		}
+	}
+	if len(res.Summary.Spikes) == 0 || len(findingsOf(res.Findings, "SD315")) != 1 {
+		t.Errorf("spikes %v, SD315 %v: want the flush signal's", res.Summary.Spikes, findingsOf(res.Findings, "SD315"))
+	}
+}
