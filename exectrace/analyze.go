@@ -154,6 +154,7 @@ type gstate struct {
 	assistRun   time.Duration
 	run         time.Duration
 	wk          wakeState // who woke it, and the bursts it wakes (wakers.go)
+	spk         int32     // 1 + its index in spikeState.running while it runs (spikes.go)
 }
 
 // pstate is one P. It is busy while it runs Go code: ProcRunning, less
@@ -485,7 +486,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		}
 		d := t.Sub(g.since)
 		g.run += d
-		a.spikeRunning(id, g, false, t)
+		a.spikeRunning(g, false, t)
 		if s := a.siteOf(g, st.Stack); s != nil {
 			s.running += d
 			if s.gcWorker {
@@ -555,7 +556,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		}
 		a.madeRunnable(ev, g, from, t)
 	case trace.GoRunning:
-		a.spikeRunning(id, g, true, t)
+		a.spikeRunning(g, true, t)
 		switch from {
 		case trace.GoRunnable:
 			a.start(ev, g, t)

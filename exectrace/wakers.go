@@ -131,7 +131,7 @@ type wakeBurst struct {
 	// in one running stretch (the corpus's ants pool) wakes each as the
 	// last one starts: 2,000 wake-ups, one runnable at a time.
 	pending, peak int32
-	key           wakerKey
+	site          int32 // the waker's index in wakerStats.sites
 	last          trace.Time
 	stretch       trace.Time // the start of the waker's running stretch it began in (0: none)
 }
@@ -140,11 +140,19 @@ type wakeBurst struct {
 // it is making as a waker, and, as a wakee, the burst that woke it and its
 // waker's index (for the latency it then suffers).
 type wakeState struct {
-	burst   wakeBurst
-	how     wakeHow // what will wake it, while it waits (waitHow)
-	wokenIn uint32
-	in      *wakeBurst // the waker's burst that woke it (its id is wokenIn while open)
-	by      int32      // 1 + index into wakerStats.sites, 0: none
+	burst wakeBurst
+	// the last stack it woke from, the wakee's wait then and the waker
+	// index they gave (+1): a waker wakes from the same line again and
+	// again (a ping-pong's two goroutines alternate, so one cache for all
+	// would miss every time)
+	lastStack trace.Stack
+	lastGen   int32
+	lastHow   wakeHow
+	lastSite  int32
+	how       wakeHow // what will wake it, while it waits (waitHow)
+	wokenIn   uint32
+	in        *wakeBurst // the waker's burst that woke it (its id is wokenIn while open)
+	by        int32      // 1 + index into wakerStats.sites, 0: none
 }
 
 // burstGap is the longest pause between two wake-ups of one burst: a close
@@ -184,8 +192,17 @@ type wakerStats struct {
 	index  map[wakerKey]int32
 	rt     wakeState // the runtime as a waker (no goroutine)
 	nextID uint32
-	howGen int                     // the generation howOf is of
-	howOf  map[trace.Stack]wakeHow // this generation's stacks → operation
+	howGen int // the generation howOf is of
+	// user says, by locID, whether a location is the user's (1) or not
+	// (2); the last waker stack and its user frame, and the last waker's
+	// index + 1: caches of the per-wake-up look-ups
+	user      []int8
+	lastOK    bool
+	lastStack trace.Stack
+	lastGen   int
+	lastLoc   locID
+	lastSite  int32
+	howOf     map[trace.Stack]wakeHow // this generation's stacks → operation
 }
 
 func newWakerStats() *wakerStats {
@@ -194,6 +211,26 @@ func newWakerStats() *wakerStats {
 
 // heavyMark is the burst size that makes a burst heavy with procs Ps.
 func heavyMark(procs int) int { return max(heavyBurstMin, heavyBurstProcs*procs) }
+
+// wakerIndex is wakerOf's waker as an index into wakerStats.sites, with
+// the waker goroutine's cache of its last stack.
+func (a *analyzer) wakerIndex(ev *trace.Event, g *gstate) (int32, *wakeState, trace.Time) {
+	if id := ev.Goroutine(); id != trace.NoGoroutine {
+		if w := a.gs[id]; w != nil && w.wk.lastSite > 0 && w.wk.lastStack == ev.Stack() && w.wk.lastGen == int32(a.syncs) && w.wk.lastHow == g.wk.how {
+			stretch := trace.Time(0)
+			if w.state == trace.GoRunning {
+				stretch = w.since
+			}
+			return w.wk.lastSite - 1, &w.wk, stretch
+		}
+	}
+	k, ws, stretch := a.wakerOf(ev, g)
+	i := a.wakerSiteFor(k)
+	if ws != &a.wk.rt {
+		ws.lastStack, ws.lastGen, ws.lastHow, ws.lastSite = ev.Stack(), int32(a.syncs), g.wk.how, i+1
+	}
+	return i, ws, stretch
+}
 
 // wakerOf is who woke g, whose wait ended in ev: the goroutine running in
 // the event's context at its innermost user frame, else the runtime; and
@@ -205,8 +242,8 @@ func (a *analyzer) wakerOf(ev *trace.Event, g *gstate) (wakerKey, *wakeState, tr
 		return wakerKey{loc: noLoc, how: how}, &a.wk.rt, 0
 	}
 	w := a.gs[id]
-	loc := a.locs.user(ev.Stack())
-	if loc == noLoc || !isUserFunc(a.locs.get(loc).Function) || w == nil {
+	loc := a.userLoc(ev.Stack())
+	if loc == noLoc || w == nil {
 		// a runtime goroutine (the timer's, a GC worker) or a stack of
 		// runtime frames only: never point at the runtime
 		st := &a.wk.rt
@@ -222,21 +259,52 @@ func (a *analyzer) wakerOf(ev *trace.Event, g *gstate) (wakerKey, *wakeState, tr
 	return wakerKey{loc: loc, how: how}, &w.wk, stretch
 }
 
+// userLoc is the innermost user frame of a waker's stack, noLoc for none
+// (a stack of runtime or standard-library frames only). The last stack's
+// answer is kept: a waker wakes in runs (a close, a ping-pong), and this
+// runs for every wake-up.
+func (a *analyzer) userLoc(s trace.Stack) locID {
+	wk := a.wk
+	if wk.lastOK && wk.lastStack == s && wk.lastGen == a.syncs {
+		return wk.lastLoc
+	}
+	loc := a.locs.user(s)
+	if loc != noLoc {
+		if int(loc) >= len(wk.user) {
+			wk.user = append(wk.user, make([]int8, int(loc)+1-len(wk.user))...)
+		}
+		if wk.user[loc] == 0 {
+			wk.user[loc] = 2
+			if isUserFunc(a.locs.get(loc).Function) {
+				wk.user[loc] = 1
+			}
+		}
+		if wk.user[loc] != 1 {
+			loc = noLoc
+		}
+	}
+	wk.lastOK, wk.lastStack, wk.lastGen, wk.lastLoc = true, s, a.syncs, loc
+	return loc
+}
+
 func (a *analyzer) wakerSiteFor(k wakerKey) int32 {
 	wk := a.wk
-	if i, ok := wk.index[k]; ok {
-		return i
+	if wk.lastSite > 0 && wk.sites[wk.lastSite-1].key == k {
+		return wk.lastSite - 1
 	}
-	i := int32(len(wk.sites))
-	wk.sites = append(wk.sites, &wakerSite{key: k})
-	wk.index[k] = i
+	i, ok := wk.index[k]
+	if !ok {
+		i = int32(len(wk.sites))
+		wk.sites = append(wk.sites, &wakerSite{key: k})
+		wk.index[k] = i
+	}
+	wk.lastSite = i + 1
 	return i
 }
 
 // woke records that g was woken by ev at t, and returns the waker's index.
 func (a *analyzer) woke(ev *trace.Event, g *gstate, t trace.Time) int32 {
-	k, ws, stretch := a.wakerOf(ev, g)
-	i := a.wakerSiteFor(k)
+	i, ws, stretch := a.wakerIndex(ev, g)
 	s := a.wk.sites[i]
 	s.wakes++
 	s.kinds[g.why]++
@@ -245,7 +313,7 @@ func (a *analyzer) woke(ev *trace.Event, g *gstate, t trace.Time) int32 {
 	// 1,000 goroutines wait on readies them in one stretch, which a
 	// descheduled thread can stretch past burstGap), or within burstGap
 	sameStretch := stretch != 0 && b.stretch == stretch
-	if b.id != 0 && (b.key != k || (!sameStretch && t.Sub(b.last) > burstGap) || g.wk.wokenIn == b.id) {
+	if b.id != 0 && (b.site != i || (!sameStretch && t.Sub(b.last) > burstGap) || g.wk.wokenIn == b.id) {
 		a.closeBurst(b)
 	}
 	if b.id == 0 {
@@ -253,7 +321,7 @@ func (a *analyzer) woke(ev *trace.Event, g *gstate, t trace.Time) int32 {
 		if a.wk.nextID == 0 {
 			a.wk.nextID++
 		}
-		b.id, b.n, b.key, b.stretch = a.wk.nextID, 0, k, stretch
+		b.id, b.n, b.site, b.stretch = a.wk.nextID, 0, i, stretch
 		b.pending, b.peak = 0, 0
 	}
 	b.n++
@@ -271,7 +339,7 @@ func (a *analyzer) closeBurst(b *wakeBurst) {
 	if b.id == 0 {
 		return
 	}
-	s := a.wk.sites[a.wakerSiteFor(b.key)]
+	s := a.wk.sites[b.site]
 	s.bursts++
 	n := int(b.peak)
 	s.maxBurst = max(s.maxBurst, n)
