@@ -153,6 +153,8 @@ type gstate struct {
 	assistSince trace.Time // start of the current running stretch in the assist
 	assistRun   time.Duration
 	run         time.Duration
+	wk          wakeState // who woke it, and the bursts it wakes (wakers.go)
+	spk         int32     // 1 + its index in spikeState.running while it runs (spikes.go)
 }
 
 // pstate is one P. It is busy while it runs Go code: ProcRunning, less
@@ -274,10 +276,15 @@ type analyzer struct {
 	firstSample, lastSample trace.Time
 
 	viz *vizCollector // the HTML report's timeline (viz.go)
+
+	spk *spikeState // the spike windows (spikes.go)
+	wk  *wakerStats // who woke whom (wakers.go)
 }
 
 func newAnalyzer() *analyzer {
 	return &analyzer{
+		spk:       newSpikeState(SpikeOptions{}),
+		wk:        newWakerStats(),
 		locs:      newLocTable(),
 		gs:        map[trace.GoID]*gstate{},
 		ps:        map[trace.ProcID]*pstate{},
@@ -346,6 +353,7 @@ func (a *analyzer) handle(ev *trace.Event) {
 	}
 	a.events++
 	a.last = t
+	a.spikeAdvance(t)
 	switch ev.Kind() {
 	case trace.EventSync:
 		a.syncs++
@@ -383,6 +391,9 @@ func (a *analyzer) handle(ev *trace.Event) {
 			if forced && r.Name == "GC concurrent mark phase" {
 				a.forcedMarks++
 			}
+			if r.Name == "GC concurrent mark phase" {
+				a.spikeMark(true, t)
+			}
 		}
 	case trace.EventRangeEnd:
 		r := ev.Range()
@@ -408,8 +419,10 @@ func (a *analyzer) handle(ev *trace.Event) {
 			}
 			a.stwWhy[stwReason(r.Name)] += d
 			a.stwTop.add(tail{At: o.start.Sub(a.first), Dur: d, What: why, Loc: o.loc})
+			a.spikeSTW(d)
 		case r.Name == "GC concurrent mark phase":
 			a.mark.Add(d)
+			a.spikeMark(false, t)
 		}
 	}
 }
@@ -473,6 +486,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		}
 		d := t.Sub(g.since)
 		g.run += d
+		a.spikeRunning(g, false, t)
 		if s := a.siteOf(g, st.Stack); s != nil {
 			s.running += d
 			if s.gcWorker {
@@ -540,7 +554,9 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		default:
 			g.why = wakeStart
 		}
+		a.madeRunnable(ev, g, from, t)
 	case trace.GoRunning:
+		a.spikeRunning(g, true, t)
 		switch from {
 		case trace.GoRunnable:
 			a.start(ev, g, t)
@@ -564,6 +580,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 		a.syscallP(ev, t, true) // its P runs no Go code until it returns
 	case trace.GoNotExist:
 		a.retire(g)
+		a.closeBurst(&g.wk.burst)
 		delete(a.gs, id)
 		return
 	}
@@ -615,6 +632,8 @@ func (a *analyzer) start(ev *trace.Event, g *gstate, t trace.Time) {
 		d := t.Sub(g.since)
 		a.latency.Add(d)
 		a.byWhy[g.why].Add(d)
+		a.spikeStart(g, d)
+		a.wokenStarted(g, d)
 		if g.why.woken() {
 			if s != nil {
 				s.latency.Add(d)
@@ -672,6 +691,7 @@ func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
 	}
 	g.blockLoc = loc
 	g.onLock = why == wakeSync && a.locs.isLock(st.Stack)
+	g.wk.how = a.waitHow(st.Reason, st.Stack)
 	if s := a.siteOf(g, st.Stack); s != nil {
 		s.blocks[why]++
 		s.blockLocs[blockKey{why, loc}]++
@@ -745,6 +765,8 @@ func (a *analyzer) retire(g *gstate) {
 // finish closes the states still open at the end of the trace.
 func (a *analyzer) finish() {
 	t := a.last
+	a.wakerFinish()
+	a.spikeFinish()
 	for _, g := range a.gs {
 		if g.state == trace.GoRunning {
 			d := t.Sub(g.since)

@@ -2,7 +2,8 @@
 // stream and says what wastes the scheduler: figures (scheduling latency by
 // cause and creation site, P utilisation, runnable backlog, migrations,
 // syscalls and P handoffs, GC stop-the-world and mark assists, short-sleep
-// churn, lock queues) and the findings SD301–SD309 they support. Its entry
+// churn, lock queues, latency spikes in windows and who woke whom) and the
+// findings SD301–SD309, SD315 and SD316 they support. Its entry
 // points are those of every source (docs/HACKING.md, "Sources"): Read(ctx,
 // name, r, ReadOptions) or ReadFile(ctx, name, ReadOptions) stream the trace
 // once and return what it measured (a *Trace, not the events); Analyze(t,

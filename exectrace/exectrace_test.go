@@ -44,6 +44,11 @@ var fixtures = []struct {
 	{name: "httpserver", noWarnings: true, thin: true}, // idle: too few starts to judge
 	// runtime.GC in a loop: forced collections, located at the call
 	{name: "forcedgc", want: map[string]string{"SD306": "forcedgc/main.go:31"}, thin: true},
+	// issue 22's spikes lab: a burst of 2,000 goroutines every 500ms (the
+	// go statement at line 77) and a close waking 1,000 goroutines 20
+	// times a second (line 164); its steady twin does the same work evenly
+	{name: "spikes", want: map[string]string{"SD315": "spikes/main.go:77", "SD316": "spikes/main.go:164"}},
+	{name: "spikes-fixed", noWarnings: true},
 }
 
 func analyzeFile(t testing.TB, name string, opt Options) *Result {

@@ -167,3 +167,81 @@ func runLab(ctx context.Context, t *testing.T, bin string, env []string, args ..
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
 	}
 }
+
+// TestSpikesLab runs issue 22's spikes program and its steady twin, as
+// recorded for the fixtures (bursts of 40µs goroutines, so that a burst is
+// shorter than a window on 2 Ps): the bursts are spikes at their times,
+// caused at the go statement, and the close is a heavy unblocker, both at
+// warning at their markers; the steady twin has no spike and no warning.
+// A crowded machine stretches the bursts over the windows between them:
+// what it can make wrong skips, with the measured load.
+func TestSpikesLab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the spikes lab program")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bins := labtest.Build(t, "spikes")
+	markers, err := lab.Markers("spikes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := "internal/lab/" + markers["SD315"][0].File + ":" + itoa(markers["SD315"][0].Line)
+	src, _ := lab.Sources.ReadFile("spikes/main.go")
+	closeLine := ""
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(l, "// lab:SD316") {
+			closeLine = "internal/lab/spikes/main.go:" + itoa(i+1)
+		}
+	}
+	for _, fixed := range []bool{false, true} {
+		name := map[bool]string{false: "spikes", true: "spikes-fixed"}[fixed]
+		t.Run(name, func(t *testing.T) {
+			m := labtest.StartMeter()
+			var problems []string
+			defer func() {
+				if len(problems) > 0 {
+					m.SkipIfBusy(t, "%s", strings.Join(problems, "; "))
+					for _, p := range problems {
+						t.Error(p)
+					}
+				}
+			}()
+			file := filepath.Join(t.TempDir(), name+".trace")
+			args := []string{"-duration", "1100ms", "-work", "40us", "-trace", file}
+			if fixed {
+				args = append(args, "-fixed")
+			}
+			runLab(ctx, t, bins["spikes"], nil, args...)
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := readAnalyze(ctx, f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Findings {
+				checkFinding(t, f)
+				t.Logf("%s %v: %s at %v", f.Rule, f.Severity, f.Text(), f.Locations)
+			}
+			if fixed {
+				if n := len(res.Summary.Spikes); n > 0 {
+					problems = append(problems, fmt.Sprintf("%d spikes in the steady twin: %v", n, res.Summary.Spikes))
+				}
+				for _, f := range res.Findings {
+					if (f.Rule == "SD315" || f.Rule == "SD316") && f.Severity >= finding.Warning {
+						problems = append(problems, fmt.Sprintf("unexpected %s: %s", f.Rule, f.Text()))
+					}
+				}
+				return
+			}
+			for rule, at := range map[string]string{"SD315": goLine, "SD316": closeLine} {
+				if !hasFindingAt(res.Findings, rule, at) {
+					problems = append(problems, fmt.Sprintf("no %s warning at %s; spikes %v", rule, at, res.Summary.Spikes))
+				}
+			}
+		})
+	}
+}

@@ -40,6 +40,9 @@ type ReadOptions struct {
 	// the generations before it are analysed and Summary.Truncated says
 	// where the trace was cut. At least MinMaxGeneration.
 	MaxGeneration int64
+	// Spikes cut the trace into windows and mark the spikes (the zero
+	// value: the defaults); they are measured while the events stream by.
+	Spikes SpikeOptions
 }
 
 // MinMaxGeneration is the smallest ReadReadOptions.MaxGeneration: the largest
@@ -225,6 +228,7 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 	}()
 
 	a := newAnalyzer()
+	a.spk = newSpikeState(opt.Spikes)
 	a.viz = newVizCollector()
 	off, readErr := a.consume(full, free)
 	if readErr != nil && off == 0 {

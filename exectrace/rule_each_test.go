@@ -255,6 +255,10 @@ func TestRuleTable(t *testing.T) {
 	s.Sleeps = []SleepSummary{{Location: finding.Location{File: "/src/app/poll.go", Line: 50, Function: "main.poll"}, Count: 900, Repeats: 899, PerS: 900, Slept: Percentiles{P50: time.Millisecond}}}
 	s.Locks = []LockSummary{{Location: finding.Location{File: "/src/app/lock.go", Line: 60}, Count: 5000, Goroutines: 8, Waiting: 2.5}}
 	respin(s)
+	// The spike causes and the wakers are whole structures of the stream:
+	// taken from the lab's spikes trace, where SD315 and SD316 fire.
+	sp := analyzeFile(t, "spikes", Options{}).Summary
+	s.SpikeCauses, s.Wakers = sp.SpikeCauses, sp.Wakers
 	opt := Options{CPUs: 2}
 
 	var alone []finding.Finding

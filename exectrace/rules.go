@@ -156,6 +156,8 @@ var traceRules = []struct {
 	{"SD307", shortSleepChurn},
 	{"SD308", neverBlocks},
 	{"SD309", lockQueue},
+	{"SD315", func(r *ruleCtx) { r.out = append(r.out, ruleSpikes(r.s, r.opt)...) }},
+	{"SD316", func(r *ruleCtx) { r.out = append(r.out, ruleWakers(r.s, r.opt)...) }},
 }
 
 // Findings applies the SD3xx rules to the figures of one trace; judge,

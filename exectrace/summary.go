@@ -35,6 +35,16 @@ type Summary struct {
 	Spinning []SpinSite `json:"spinning"`
 	// SpinPct is the Spinning sites' share of the Ps' busy time.
 	SpinPct float64 `json:"spin_pct"`
+	// SpikeWindows says how the trace was cut into windows and how many
+	// were marked (spikes.go); Spikes are the merged marked windows, in
+	// time order (at most maxSpikes), SpikeCauses the spikes grouped by
+	// their dominant cause, most spikes first.
+	SpikeWindows SpikeWindows `json:"spike_windows"`
+	Spikes       []Spike      `json:"spikes"`
+	SpikeCauses  []SpikeCause `json:"spike_causes"`
+	// Wakers are who woke the goroutines that waited (wakers.go), by
+	// wake-ups, most first.
+	Wakers []WakerSummary `json:"wakers"`
 	// Thin, when set, says why the trace is too thin to rule causes out,
 	// with the figures and what to record instead.
 	Thin string `json:"thin,omitempty"`
@@ -452,6 +462,8 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 	sortTop(&s.Locks, func(x LockSummary) int64 { return int64(x.Wait.Total) }, func(x LockSummary) finding.Location { return x.Location })
 	s.Spinning, s.SpinPct = spinning(s, busy, dur)
 	s.Thin = a.thin(dur)
+	a.spikeSummary(s)
+	a.wakerSummary(s)
 	return s
 }
 
@@ -786,6 +798,7 @@ func (s *Summary) WriteTextWidth(w io.Writer, width int) error {
 		}
 		table(stalls)
 	}
+	s.writeSpikes(&b, p, width)
 	if len(s.Sleeps) > 0 {
 		t := &textlayout.Table{Header: []string{"sleeps by call site", "count", "per s", "repeats", "slept p50"}, Right: right(5)}
 		for _, sl := range first(s.Sleeps, 5) {

@@ -155,4 +155,42 @@ var traceRules = []Rule{
 		Details: "A profile with no samples is reported as not enabled.",
 		Fix:     "Shorten or shard the critical section.",
 	},
+	{
+		ID: "SD315", Name: "latency-spikes", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyLatency,
+		Title: "scheduling latency comes in spikes, each made by one burst",
+		Since: "2026-11-27",
+		Explanation: "A burst of goroutines made runnable at once (a fan-out of go statements, a broadcast wake-up) " +
+			"queues behind itself in the run queues: for the burst's length every goroutine that wakes waits too. " +
+			"A 200ms spike inside a 10s trace is 2% of its starts and disappears in the trace's p99.",
+		Detection: "The trace is cut into windows (-window); a window whose starts' p99 latency (-spike-p99) or " +
+			"runnable peak per P (-spike-runnable) passes a threshold and stands out from the trace's quieter windows " +
+			"is marked, and adjacent marked windows merge into spikes. One finding per cause, at its line.",
+		Details: "Each spike's cause is who filled the run queues: the creation site, the waker, or the preempted " +
+			"goroutines whose waits make up most of the time spent runnable in it. A warning when the spikes of one cause repeat (or one lasts long) with a p99 at SD301's gate; info " +
+			"otherwise. Spikes with no cause of the user's (mixed, GC pauses, the runtime's timers) are listed in " +
+			"the summary's spike windows, with what became runnable and why, the GC work and the goroutines that held " +
+			"the Ps, but not reported. Preempted and yielding goroutines' latency does not mark a window: CPU-bound " +
+			"work waits a time slice by design.",
+		Fix: "Bound the fan-out (a pool of GOMAXPROCS workers, a semaphore, errgroup's SetLimit) or wake only the " +
+			"goroutines there is work for (see SD316).",
+	},
+	{
+		ID: "SD316", Name: "heavy-unblocker", Severity: Warning, Sources: []Source{SourceTrace}, Status: Implemented, Family: FamilyLatency,
+		Title: "one line wakes many goroutines at once, again and again",
+		Since: "2026-11-27",
+		Explanation: "A close of a channel that many goroutines wait on, a sync.Cond Broadcast or a WaitGroup release " +
+			"makes them all runnable within microseconds; with a few Ps, each wake-up queues behind the rest, and " +
+			"repeated many times a second this is a queue of its own.",
+		Detection: "Every wake-up is charged to the goroutine running when it happened, at its innermost user frame; " +
+			"wake-ups by one waker in quick succession are one burst. Reported when a line makes repeated heavy " +
+			"bursts (a number of goroutines and a number per P), with the latency its wakees suffered.",
+		Details: "A wake-up with no goroutine running, or none with a user frame, is the runtime's (timers, the network " +
+			"poller) and never reported. Wake-ups by one waker in one running stretch, or close together (see the " +
+			"thresholds), with no goroutine woken twice, are one burst. The trace records the waker's stack from " +
+			"its own code down, so the operation is read from what the wakees waited on: a receive (a close or a send), a select, a sync.Cond, a WaitGroup, a lock. One " +
+			"goroutine woken often is no burst. A warning when the goroutines it woke waited long for a P (p99); " +
+			"info otherwise. When the waker's bursts also cause latency spikes (SD315), the finding says so.",
+		Fix: "Hand the work to a pool of workers over a channel instead of broadcasting to every waiter, or shard the " +
+			"waiters so that one event wakes a few.",
+	},
 }

@@ -27,9 +27,9 @@ type perfettoFlags struct {
 }
 
 func (p *perfettoFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.out, "perfetto", "", "also write the trace as a Perfetto `file` (ui.perfetto.dev): the window of -at and -span, else the whole trace, bounded by -perfetto-max-mb")
+	fs.StringVar(&p.out, "perfetto", "", "also write the trace as a Perfetto `file` (ui.perfetto.dev): the window of -at and -span, else around the worst latency spike, else the whole trace, bounded by -perfetto-max-mb")
 	fs.DurationVar(&p.at, "at", 0, "with -perfetto: centre the window on this `time` since the trace's start (as the report prints times)")
-	fs.DurationVar(&p.span, "span", defaultPerfettoSpan, "with -perfetto -at: the window's `length`")
+	fs.DurationVar(&p.span, "span", defaultPerfettoSpan, "with -perfetto: the window's `length` (around -at, or the worst spike)")
 	fs.Float64Var(&p.maxMB, "perfetto-max-mb", float64(perfetto.DefaultMaxBytes)/(1<<20), "with -perfetto: write at most this many `MB`; a longer window is cut there")
 }
 
@@ -62,14 +62,23 @@ func (p *perfettoFlags) check(e *Env, fs *flag.FlagSet) (int, bool) {
 }
 
 // perfettoWindow is the part of the trace -perfetto writes: -span around
-// -at, else the whole trace (bounded by the size limit). The analysis'
-// summary is at hand so that a default (the worst spike window) can be
-// chosen here.
-func perfettoWindow(p *perfettoFlags, _ *exectrace.Summary) perfetto.Window {
+// -at; else the worst spike (the highest p99 of exectrace's spike
+// windows), -span around its middle or the whole spike when it is longer;
+// else the whole trace (bounded by the size limit).
+func perfettoWindow(p *perfettoFlags, sum *exectrace.Summary) perfetto.Window {
 	if p.atSet {
 		return perfetto.Around(p.at, p.span)
 	}
-	return perfetto.Window{}
+	if sum == nil || len(sum.Spikes) == 0 {
+		return perfetto.Window{}
+	}
+	worst := sum.Spikes[0]
+	for _, sp := range sum.Spikes[1:] {
+		if sp.Latency.P99 > worst.Latency.P99 {
+			worst = sp
+		}
+	}
+	return perfetto.Around((worst.Start+worst.End)/2, max(p.span, worst.End-worst.Start))
 }
 
 // writePerfetto writes the Perfetto export of the trace file name to

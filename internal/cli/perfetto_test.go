@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/schedoctor/schedoctor/exectrace"
+	"github.com/schedoctor/schedoctor/exectrace/perfetto"
 )
 
 // TestTracePerfetto: -perfetto writes the export beside the report, which
@@ -116,5 +120,31 @@ func TestTracePerfettoUsage(t *testing.T) {
 				t.Errorf("%s written on an error", out)
 			}
 		})
+	}
+}
+
+// TestPerfettoWindowDefault: without -at the export is the worst spike
+// (the highest p99), -span around its middle, or the whole spike when it
+// is longer; -at wins; no spike, the whole trace.
+func TestPerfettoWindowDefault(t *testing.T) {
+	ms := time.Millisecond
+	sum := &exectrace.Summary{Spikes: []exectrace.Spike{
+		{Start: 100 * ms, End: 200 * ms, Latency: exectrace.Percentiles{P99: 20 * ms}},
+		{Start: 1000 * ms, End: 1100 * ms, Latency: exectrace.Percentiles{P99: 90 * ms}},
+		{Start: 2000 * ms, End: 2800 * ms, Latency: exectrace.Percentiles{P99: 30 * ms}},
+	}}
+	p := &perfettoFlags{span: 300 * ms}
+	if w := perfettoWindow(p, sum); w.Start != 900*ms || w.End != 1200*ms {
+		t.Errorf("worst spike: window %v, want 900ms to 1.2s", w)
+	}
+	sum.Spikes[1].Latency.P99 = 10 * ms // now the 800ms spike is the worst
+	if w := perfettoWindow(p, sum); w.Start != 2000*ms || w.End != 2800*ms {
+		t.Errorf("long spike: window %v, want the whole spike", w)
+	}
+	if w := perfettoWindow(&perfettoFlags{span: 300 * ms, at: 5 * time.Second, atSet: true}, sum); w.Start != 4850*ms {
+		t.Errorf("-at: window %v, want around 5s", w)
+	}
+	if w := perfettoWindow(p, &exectrace.Summary{}); w != (perfetto.Window{}) {
+		t.Errorf("no spike: window %v, want the whole trace", w)
 	}
 }

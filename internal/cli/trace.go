@@ -24,7 +24,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|DIR|-|URL...",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-window D] [-src DIR] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|DIR|-|URL...",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -53,7 +53,13 @@ the goroutines that waited longest for a P or unblocked the most others, counter
 goroutines, heap, GOMAXPROCS), GC and stop-the-world ranges, and a flow from each unblocker to
 the goroutine it made runnable. It holds the window -span wide centred on -at (a time since the
 trace's start, as the report prints them), or the whole trace; at most -perfetto-max-mb, where
-a longer window is cut (a warning says where). It needs one trace file.`,
+a longer window is cut (a warning says where). It needs one trace file.
+
+Latency that comes in spikes is found in windows (-window, 100ms): a window whose starts' p99
+reaches -spike-p99, or whose runnable goroutines reach -spike-runnable per P, and that stands out
+from the trace's quieter windows, is a spike; each spike's cause (a burst of go statements, one
+waker's wake-ups, goroutines that held the Ps) is named (SD315). Every wake-up is charged to the
+goroutine that made it; a line that wakes many at once, again and again, is SD316.`,
 		"  go test -trace trace.out -run TestX ./pkg && schedoctor trace trace.out\n"+
 			"  schedoctor trace -cpus 2 -seconds 5 http://localhost:6060/debug/pprof/trace\n"+
 			"  curl -s localhost:6060/debug/pprof/trace?seconds=5 | schedoctor trace -cpus 2 -\n"+
@@ -66,6 +72,9 @@ a longer window is cut (a warning says where). It needs one trace file.`,
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
 	maxGenMB := traceGenerationFlag(fs)
+	window := fs.Duration("window", exectrace.DefaultSpikeWindow, "the `width` of the windows latency spikes are found in")
+	spikeP99 := fs.Duration("spike-p99", exectrace.DefaultSpikeP99, "a window whose starts' p99 latency reaches this `duration` may be a spike")
+	spikeRunnable := fs.Float64("spike-runnable", exectrace.DefaultSpikeRunnable, "a window whose runnable goroutines reach `K` per P (GOMAXPROCS) may be a spike")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -110,12 +119,22 @@ a longer window is cut (a warning says where). It needs one trace file.`,
 	if *timeout < 0 {
 		return e.usageError("-timeout %v: must not be negative", *timeout)
 	}
+	if *window < exectrace.MinSpikeWindow {
+		return e.usageError("-window %v: want %v or more", *window, exectrace.MinSpikeWindow)
+	}
+	if *spikeP99 <= 0 {
+		return e.usageError("-spike-p99 %v: want a duration above 0", *spikeP99)
+	}
+	if !(*spikeRunnable > 0 && *spikeRunnable <= 1e6) {
+		return e.usageError("-spike-runnable %g: want a number of goroutines per P above 0", *spikeRunnable)
+	}
 	if !(*maxMB > 0 && *maxMB <= 1<<30) {
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
 	c := traceRun{
-		topt:  exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU},
-		ropt:  exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))},
+		topt: exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU},
+		ropt: exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)),
+			Spikes: exectrace.SpikeOptions{Window: *window, P99: *spikeP99, Runnable: *spikeRunnable}},
 		fetch: traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))},
 		src:   src, noSrc: *noSrc,
 		pf: &pf,

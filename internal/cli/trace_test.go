@@ -40,6 +40,10 @@ func TestTraceGolden(t *testing.T) {
 		// the process got 0.3 cores while its Ps were busy 1.97: the host took the CPU
 		{"busyhandler-process-cpu.txt", []string{"-nosrc", "-process-cpu", "300ms", traceFixtures + "busyhandler.trace"}, ExitFindings},
 		{"httpserver.txt", []string{"-src", "../..", traceFixtures + "httpserver.trace"}, ExitClean},
+		// issue 22: spikes of a burst every 500ms and a close waking 1,000
+		{"spikes.txt", []string{traceFixtures + "spikes.trace"}, ExitFindings},
+		{"spikes.json", []string{"-json", traceFixtures + "spikes.trace"}, ExitFindings},
+		{"spikes-window.txt", []string{"-window", "50ms", "-spike-p99", "20ms", "-spike-runnable", "4", traceFixtures + "spikes.trace"}, ExitFindings},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runTraceCmd(t, nil, tc.args...)
@@ -92,6 +96,9 @@ func TestTraceBadInput(t *testing.T) {
 		{[]string{"-cpus", "-1", text}, "-cpus -1"},
 		{[]string{"-process-cpu", "-1s", text}, "-process-cpu -1s"},
 		{[]string{"-json", "-sarif", text}, "cannot be used together"},
+		{[]string{"-window", "1ms", text}, "-window 1ms: want 10ms or more"},
+		{[]string{"-spike-p99", "0s", text}, "-spike-p99 0s"},
+		{[]string{"-spike-runnable", "-2", text}, "-spike-runnable -2"},
 	} {
 		_, stderr, code := runTraceCmd(t, nil, tc.args...)
 		if code != ExitError || !strings.Contains(stderr, tc.want) {

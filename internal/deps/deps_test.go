@@ -142,7 +142,7 @@ internal/lab/labrun
   internal/lab/httpserver, internal/lab/lockcontend,
   internal/lab/mutex, internal/lab/overprocs, internal/lab/pingpong,
   internal/lab/ringbuffer, internal/lab/sleeppoll,
-  internal/lab/syscallheavy, internal/lab/tickerleak,
+  internal/lab/spikes, internal/lab/syscallheavy, internal/lab/tickerleak,
   internal/lab/timerloop, internal/lab/workerpool;
 live < internal/lab/service/labservice;
 live, live/livetrace, live/prom < live/example;

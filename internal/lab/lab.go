@@ -72,6 +72,7 @@ var Programs = []Program{
 // (labtest.Build names them).
 var Fixtures = []Program{
 	{Name: "closewait", Summary: "server that never closes the connections its clients closed: sockets pile up in CLOSE_WAIT (host)"},
+	{Name: "spikes", Summary: "a burst of 2,000 goroutines every 500ms and a close waking 1,000 goroutines 20 times a second: latency in spikes (trace windows)"},
 }
 
 // Lookup returns the program called name, among Programs and Fixtures.
