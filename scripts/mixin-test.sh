@@ -61,6 +61,9 @@ build_promtool() {
 
 if [ -n "${PROMTOOL:-}" ]; then
 	promtool=$PROMTOOL
+elif [ -x "${SCHEDOCTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedoctor}/prometheus-$VERSION/promtool" ]; then
+	# scripts/prometheus-test.sh built it with Prometheus: the same version.
+	promtool=${SCHEDOCTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/schedoctor}/prometheus-$VERSION/promtool
 else
 	promtool=$cache/promtool
 	if [ ! -x "$promtool" ]; then

@@ -18,7 +18,8 @@
 # -seconds makes of one target's captures (profile, trace, mutex and block
 # windows: fleet.CaptureTime).
 #
-# With -rules (or PROMTOOL_RULES=1) it also runs `promtool check rules` on
+# With -rules (or PROMTOOL_RULES=1) it also runs scripts/mixin-test.sh
+# (`promtool check rules` and `promtool test rules`) with that promtool on
 # live/prom/mixin/*.yml when that directory exists.
 #
 # The binaries are built once into a cache outside the repository,
@@ -109,12 +110,9 @@ fi
 "$cache/prometheus" --version 2>&1 | head -1
 
 if [ "$RULES" = 1 ]; then
-	if compgen -G "$repo/live/prom/mixin/*.yml" >/dev/null; then
-		echo "== promtool check rules live/prom/mixin/*.yml"
-		"$cache/promtool" check rules "$repo"/live/prom/mixin/*.yml
-	else
-		echo "promtool: no live/prom/mixin/*.yml in this checkout: rules not checked"
-	fi
+	# The mixin's checks (check rules and its unit tests) are
+	# mixin-test.sh's, run with the promtool just built.
+	PROMTOOL="$cache/promtool" "$repo/scripts/mixin-test.sh"
 fi
 
 # 2. schedoctor and the lab programs. The programs are the lab's own
