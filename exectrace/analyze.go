@@ -432,6 +432,9 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 	}
 	id := st.Resource.Proc()
 	p := a.ps[id]
+	if from == trace.ProcUndetermined && p != nil {
+		return // re-announced at the start of a generation read on its own (stitch.go)
+	}
 	if p == nil {
 		p = &pstate{}
 		a.ps[id] = p

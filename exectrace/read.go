@@ -1,11 +1,13 @@
 package exectrace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,6 +42,15 @@ type ReadOptions struct {
 	// the generations before it are analysed and Summary.Truncated says
 	// where the trace was cut. At least MinMaxGeneration.
 	MaxGeneration int64
+	// Jobs is how many generations are decoded at once (0: GOMAXPROCS;
+	// 1: one decoder, as before Go 1.26 traces could be split). Above 1,
+	// a Go 1.26 trace is cut into its generations, each decoded by a
+	// reader of its own, and their events reach the analysis in trace
+	// order, the same events as from one reader (stitch.go). Memory grows
+	// with Jobs: each generation in flight holds its reader (about 2.5
+	// times its bytes) and what its decoder ran ahead (up to about three
+	// times its bytes). Older formats are read by one decoder.
+	Jobs int
 }
 
 // MinMaxGeneration is the smallest ReadReadOptions.MaxGeneration: the largest
@@ -138,8 +149,11 @@ const chunkSize = 2048
 
 type chunk struct {
 	evs []trace.Event
-	err error // the reader's error after evs; io.EOF at the end
-	off int64 // bytes consumed when err happened
+	// review lists the events of a generation read on its own that the
+	// stitcher must look at (parallel.go).
+	review []int32
+	err    error // the reader's error after evs; io.EOF at the end
+	off    int64 // bytes consumed when err happened
 }
 
 // countingReader counts the bytes the trace reader consumed.
@@ -202,31 +216,65 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 	if maxGen < MinMaxGeneration {
 		return nil, fmt.Errorf("the generation limit of %d bytes is below the smallest allowed, %d (one batch)", maxGen, MinMaxGeneration)
 	}
+	if opt.Jobs < 0 {
+		return nil, fmt.Errorf("%d decoding jobs: want at least 1 (or 0, GOMAXPROCS)", opt.Jobs)
+	}
+	jobs := opt.Jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
 	lim := newGenLimiter(r, maxGen)
 	cr := &countingReader{r: lim}
-	rd, err := newReader(cr)
+	var src io.Reader = cr
+	var hdr []byte
+	if jobs > 1 {
+		// Peek at the header: only a Go 1.26 trace is split.
+		hdr = make([]byte, headerLen)
+		n, _ := io.ReadFull(cr, hdr)
+		hdr = hdr[:n]
+		src = io.MultiReader(bytes.NewReader(hdr), cr)
+	}
+	parallel := jobs > 1 && len(hdr) == headerLen && parseVersion(hdr) == splitVersion
+	var rd *trace.Reader
+	if parallel {
+		_, err = newReader(bytes.NewReader(hdr))
+	} else {
+		rd, err = newReader(src)
+	}
 	if err != nil {
 		return nil, err
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	full := make(chan *chunk, 4)
-	free := make(chan *chunk, 6)
-	go decode(ctx, rd, cr, lim, full, free)
-	defer func() {
-		cancel()
-		if parent.Err() == nil {
-			// Done with r before returning: the decoder stops within a chunk.
-			// (When the caller cancelled, it may be blocked reading r; it
-			// ends after that read.)
-			for range full {
-			}
-		}
-	}()
-
 	a := newAnalyzer()
 	a.viz = newVizCollector()
-	off, readErr := a.consume(full, free)
+	var off int64
+	var readErr error
+	if parallel {
+		d := parallelDecode(ctx, newSplitter(hdr, cr), lim, jobs)
+		defer func() {
+			cancel()
+			if parent.Err() == nil {
+				d.wg.Wait() // done with r before returning, as below
+			}
+		}()
+		off, readErr = a.consumeParallel(d, newStitcher(), cr.n.Load)
+	} else {
+		full := make(chan *chunk, 4)
+		free := make(chan *chunk, 6)
+		go decode(ctx, rd, cr, lim, full, free)
+		defer func() {
+			cancel()
+			if parent.Err() == nil {
+				// Done with r before returning: the decoder stops within a chunk.
+				// (When the caller cancelled, it may be blocked reading r; it
+				// ends after that read.)
+				for range full {
+				}
+			}
+		}()
+		off, readErr = a.consume(full, free)
+	}
 	if readErr != nil && off == 0 {
 		off = cr.n.Load() // the analysis, not the reader, found the input broken
 	}
@@ -348,7 +396,7 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 	for len(c.evs) < chunkSize {
 		ev, err := rd.ReadEvent()
 		if err != nil {
-			if lim.tripped != nil {
+			if lim != nil && lim.tripped != nil {
 				return lim.tripped // the reader's error is about the cut
 			}
 			return err
@@ -358,7 +406,7 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 		// reader reports it after a sync (Go 1.26), or installs the cut
 		// generation as if whole (before 1.26); stop at that sync, when
 		// every earlier generation has been handed out.
-		if lim.tripped != nil && ev.Kind() == trace.EventSync {
+		if lim != nil && lim.tripped != nil && ev.Kind() == trace.EventSync {
 			return lim.tripped
 		}
 	}

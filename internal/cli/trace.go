@@ -22,7 +22,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-src DIR] [-j N] [-json|-sarif] [-fail LEVEL] FILE|-|URL",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -49,6 +49,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
 	maxGenMB := traceGenerationFlag(fs)
+	jobs := fs.Int("j", 0, "decode up to `N` generations of the trace at once (0: GOMAXPROCS; 1: one decoder, the least memory)")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -73,6 +74,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	if code, ok := e.checkGeneration(*maxGenMB); !ok {
 		return code
 	}
+	if *jobs < 0 || *jobs > 1024 {
+		return e.usageError("-j %d: want 0 (GOMAXPROCS) to 1024 generations at once", *jobs)
+	}
 	if code, ok := e.checkSeconds("seconds", *seconds, 0); !ok {
 		return code
 	}
@@ -83,7 +87,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
 	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
-	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20))}
+	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)), Jobs: *jobs}
 	name := fs.Arg(0)
 	var res *exectrace.Result
 	var err error

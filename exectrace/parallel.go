@@ -1,0 +1,211 @@
+package exectrace
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"golang.org/x/exp/trace"
+)
+
+// This file decodes the generations of a Go 1.26+ trace in parallel and
+// hands their events to the analysis in trace order, on the calling
+// goroutine: the analysis stays one sequential pass (analyzer.handle sees
+// the events the reader of the whole trace would give, stitch.go).
+//
+// A dispatcher cuts the generations out of the input (split.go) and starts
+// a decoder per generation, at most jobs at once: each holds its
+// generation's reader (about 2.5 times the generation's bytes, as the
+// sequential read does) and sends its events in chunks on its own channel.
+// The consumer drains the channels in order. The decoder of the generation
+// being consumed keeps pace with it; the others run ahead until their
+// channel is full: what they decoded ahead is the speed-up, and is bounded
+// (aheadChunks), so memory is a few generations whatever the trace's length.
+
+// aheadFactor sets how many decoded events a generation decoded ahead may
+// hold: its chunks' memory (80 bytes an event) up to aheadFactor times the
+// generation's bytes. A decoder that runs ahead saves the consumer about
+// four fifths of the time of each event it holds, so this is the trade of
+// memory for speed (docs/PERFORMANCE.md measures it).
+var aheadFactor = 3
+
+// chunkBytes is the memory of one full chunk's events.
+const chunkBytes = chunkSize * 80
+
+// genTask is one generation on its way to the consumer.
+type genTask struct {
+	p     *piece
+	index int         // 0 for the first generation read
+	ch    chan *chunk // its events, in order; closed after the last chunk
+	// pEnd is each P's state after the generation, as its reader saw
+	// it; set before ch is closed.
+	pEnd map[trace.ProcID]trace.ProcState
+}
+
+// pdecoder is the dispatcher and decoders of one parallel read.
+type pdecoder struct {
+	tasks chan *genTask  // the generations, in order
+	slots chan struct{}  // one per generation between the splitter and the consumer's end of it
+	free  chan *chunk    // chunks the consumer is done with
+	wg    sync.WaitGroup // every goroutine started
+	pool  bufPool
+}
+
+// parallelDecode starts the dispatcher and the decoders; the consumer
+// reads the tasks, in order, and their chunks, calls done after each task
+// and recycle after each chunk; after cancelling ctx, wg.Wait returns once
+// every goroutine has ended.
+func parallelDecode(ctx context.Context, sp *splitter, lim *genLimiter, jobs int) *pdecoder {
+	d := &pdecoder{
+		tasks: make(chan *genTask, jobs),
+		slots: make(chan struct{}, jobs),
+		free:  make(chan *chunk, 64),
+	}
+	d.wg.Go(func() {
+		defer close(d.tasks)
+		for i := 0; ; i++ {
+			select {
+			case d.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			p, err := sp.next(d.pool.get())
+			if err != nil {
+				return // io.EOF: the end between generations
+			}
+			ahead := max(4, aheadFactor*len(p.data)/chunkBytes)
+			t := &genTask{p: p, index: i, ch: make(chan *chunk, ahead)}
+			select {
+			case d.tasks <- t:
+			case <-ctx.Done():
+				return
+			}
+			tl := lim
+			if p.rest == nil {
+				tl = nil // the limiter's cut concerns only the tail
+			}
+			d.wg.Go(func() { d.decodeGen(ctx, t, tl) })
+			if p.rest != nil {
+				return
+			}
+		}
+	})
+	return d
+}
+
+// done frees the slot of a generation the consumer is done with.
+func (d *pdecoder) done() { <-d.slots }
+
+// recycle hands a chunk back to the decoders.
+func (d *pdecoder) recycle(c *chunk) {
+	c.evs, c.review = c.evs[:0], c.review[:0]
+	select {
+	case d.free <- c:
+	default:
+	}
+}
+
+func (d *pdecoder) chunk() *chunk {
+	select {
+	case c := <-d.free:
+		return c
+	default:
+		return &chunk{evs: make([]trace.Event, 0, chunkSize)}
+	}
+}
+
+// decodeGen decodes one generation into t.ch.
+func (d *pdecoder) decodeGen(ctx context.Context, t *genTask, lim *genLimiter) {
+	defer close(t.ch)
+	src := &cutReader{r: t.p.reader()}
+	rd, err := newReader(src)
+	t.pEnd = map[trace.ProcID]trace.ProcState{}
+	if err != nil {
+		t.ch <- &chunk{err: err}
+		return
+	}
+	first := true
+	for {
+		c := d.chunk()
+		if err := fill(rd, lim, c); err != nil {
+			c.err = err
+		}
+		if first && t.p.rest == nil {
+			// The reader has read the whole generation before handing
+			// out its first event: give the bytes back for the next.
+			first = false
+			src.r = nil
+			d.pool.put(t.p.data)
+			t.p.data = nil
+		}
+		t.review(c)
+		select {
+		case t.ch <- c:
+		case <-ctx.Done():
+			return
+		}
+		if c.err != nil {
+			return
+		}
+	}
+}
+
+// review notes, in c, the events the stitcher must look at: every P's last
+// state, and after the first generation the statuses that open it (from
+// an unknown state) and the steals of Ps it saw abandoned in a syscall.
+func (t *genTask) review(c *chunk) {
+	for i := range c.evs {
+		ev := &c.evs[i]
+		if ev.Kind() != trace.EventStateTransition {
+			continue
+		}
+		st := ev.StateTransition()
+		switch st.Resource.Kind {
+		case trace.ResourceProc:
+			from, to := st.Proc()
+			t.pEnd[st.Resource.Proc()] = to
+			if t.index > 0 && (from == trace.ProcUndetermined || (from == trace.ProcIdle && to == trace.ProcIdle)) {
+				c.review = append(c.review, int32(i))
+			}
+		case trace.ResourceGoroutine:
+			if from, _ := st.Goroutine(); t.index > 0 && from == trace.GoUndetermined {
+				c.review = append(c.review, int32(i))
+			}
+		}
+	}
+}
+
+// cutReader reads from r until r is set to nil.
+type cutReader struct{ r io.Reader }
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if c.r == nil {
+		return 0, io.EOF
+	}
+	return c.r.Read(p)
+}
+
+// bufPool recycles the generations' byte buffers.
+type bufPool struct {
+	mu   sync.Mutex
+	bufs [][]byte
+}
+
+func (p *bufPool) get() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.bufs); n > 0 {
+		b := p.bufs[n-1]
+		p.bufs = p.bufs[:n-1]
+		return b
+	}
+	return nil
+}
+
+func (p *bufPool) put(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.bufs) < 2 {
+		p.bufs = append(p.bufs, b[:0])
+	}
+}
