@@ -47,7 +47,7 @@ type stitcher struct {
 	pKnown   map[trace.ProcID]trace.ProcState // each P's state at the generation's start
 	promoted map[trace.ProcID]bool            // Ps abandoned in a syscall this generation, not yet stolen
 	procFrom map[[2]trace.ProcState]trace.ProcState
-	inexact  int // events that had to change but could not be remade (kept as read)
+	inexact  int  // events that had to change but could not be remade (kept as read)
 	lastSync bool // the last event handed on was a sync
 }
 
