@@ -29,9 +29,6 @@ import (
 // memory for speed (docs/PERFORMANCE.md measures it).
 var aheadFactor = 3
 
-// chunkBytes is the memory of one full chunk's events.
-const chunkBytes = chunkSize * 80
-
 // genTask is one generation on its way to the consumer.
 type genTask struct {
 	p     *piece
@@ -73,7 +70,7 @@ func parallelDecode(ctx context.Context, sp *splitter, lim *genLimiter, jobs int
 			if err != nil {
 				return // io.EOF: the end between generations
 			}
-			ahead := max(4, aheadFactor*len(p.data)/chunkBytes)
+			ahead := max(4, aheadFactor*len(p.data)/(parallelChunk*80))
 			t := &genTask{p: p, index: i, ch: make(chan *chunk, ahead)}
 			select {
 			case d.tasks <- t:
@@ -108,11 +105,16 @@ func (d *pdecoder) recycle(c *chunk) {
 func (d *pdecoder) chunk() *chunk {
 	select {
 	case c := <-d.free:
+		c.err = nil // a generation's last chunk is recycled too
 		return c
 	default:
-		return &chunk{evs: make([]trace.Event, 0, chunkSize)}
+		return &chunk{evs: make([]trace.Event, 0, parallelChunk)}
 	}
 }
+
+// parallelChunk is the events of a chunk in a parallel read (a variable
+// for the tests, which make many chunks of small traces).
+var parallelChunk = chunkSize
 
 // decodeGen decodes one generation into t.ch.
 func (d *pdecoder) decodeGen(ctx context.Context, t *genTask, lim *genLimiter) {
@@ -127,9 +129,7 @@ func (d *pdecoder) decodeGen(ctx context.Context, t *genTask, lim *genLimiter) {
 	first := true
 	for {
 		c := d.chunk()
-		if err := fill(rd, lim, c); err != nil {
-			c.err = err
-		}
+		c.err = fill(rd, lim, c)
 		if first && t.p.rest == nil {
 			// The reader has read the whole generation before handing
 			// out its first event: give the bytes back for the next.

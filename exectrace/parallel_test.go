@@ -124,6 +124,18 @@ func hash(s string) uint64 {
 // event's text, to bound the memory). It fails without stitch.go: the
 // statuses opening each generation come from an unknown state.
 func TestParallelSameEvents(t *testing.T) {
+	for _, small := range []bool{false, true} {
+		if small {
+			// Chunks of 16 events: many chunks per generation, recycled
+			// from one generation to the next.
+			defer func(n int) { parallelChunk = n }(parallelChunk)
+			parallelChunk = 16
+		}
+		t.Run(fmt.Sprintf("chunk%d", parallelChunk), testParallelSameEvents)
+	}
+}
+
+func testParallelSameEvents(t *testing.T) {
 	for _, name := range identityTraces(t) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			data, err := os.ReadFile(name)

@@ -147,6 +147,11 @@ func (e lineError) Unwrap() error { return e.err }
 // big enough to make the handoff cheap, small enough to stay in cache.
 const chunkSize = 2048
 
+// oneCPUChunk is the chunk on one CPU (GOMAXPROCS=1), where the decoder
+// and the analysis take turns: a few chunks of it stay in the core's
+// cache between the two (2048 events are 160 KB).
+const oneCPUChunk = 256
+
 type chunk struct {
 	evs []trace.Event
 	// review lists the events of a generation read on its own that the
@@ -262,7 +267,11 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 	} else {
 		full := make(chan *chunk, 4)
 		free := make(chan *chunk, 6)
-		go decode(ctx, rd, cr, lim, full, free)
+		n := chunkSize
+		if runtime.GOMAXPROCS(0) == 1 {
+			n = oneCPUChunk
+		}
+		go decode(ctx, rd, cr, lim, full, free, n)
 		defer func() {
 			cancel()
 			if parent.Err() == nil {
@@ -361,14 +370,14 @@ func newReader(r io.Reader) (rd *trace.Reader, err error) {
 }
 
 // decode reads events into chunks until the end, an error or cancellation.
-func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genLimiter, full chan<- *chunk, free chan *chunk) {
+func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genLimiter, full chan<- *chunk, free chan *chunk, n int) {
 	defer close(full)
 	for {
 		var c *chunk
 		select {
 		case c = <-free:
 		default:
-			c = &chunk{evs: make([]trace.Event, 0, chunkSize)}
+			c = &chunk{evs: make([]trace.Event, 0, n)}
 		}
 		if err := fill(rd, lim, c); err != nil {
 			c.err, c.off = err, cr.n.Load()
@@ -384,7 +393,7 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genL
 	}
 }
 
-// fill reads up to chunkSize events into c. A panic of the reader on
+// fill reads events into c up to its capacity. A panic of the reader on
 // corrupt input becomes an error: a library must not crash on its input.
 // (The deferred recover is per chunk, not per event: it is not free.)
 func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
@@ -393,7 +402,7 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 			err = fmt.Errorf("malformed trace: reader failed: %v", p)
 		}
 	}()
-	for len(c.evs) < chunkSize {
+	for len(c.evs) < cap(c.evs) {
 		ev, err := rd.ReadEvent()
 		if err != nil {
 			if lim != nil && lim.tripped != nil {

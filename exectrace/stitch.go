@@ -275,16 +275,28 @@ func (a *analyzer) consumeParallel(d *pdecoder, s *stitcher, bytesRead func() in
 // reader of the whole trace gives them. It returns the input offset of
 // the generation where the reading stopped and the error (io.EOF never).
 func (s *stitcher) run(d *pdecoder, bytesRead func() int64, handle func(*trace.Event)) (off int64, readErr error) {
-	var held trace.Event // a generation's closing sync, kept until it is known to be the trace's last
-	hasHeld := false
+	// A generation's reader ends it with a sync of its own, which the
+	// whole-trace reader gives only at the trace's end: a sync that ends a
+	// chunk waits (pending) until what follows shows whether it was that
+	// one (then it is held, and handed only if no generation follows).
+	var held, pending trace.Event
+	hasHeld, hasPending := false, false
+	give := func(ev *trace.Event) {
+		s.fix(ev)
+		handle(ev)
+	}
 	for t := range d.tasks {
-		hasHeld = false
+		hasHeld, hasPending = false, false
 		s.begin(t.index)
 		for c := range t.ch {
 			n := len(c.evs)
-			if c.err == io.EOF && n > 0 && c.evs[n-1].Kind() == trace.EventSync {
+			if hasPending && (n > 0 || c.err != io.EOF) {
+				hasPending = false
+				give(&pending)
+			}
+			if n > 0 && c.evs[n-1].Kind() == trace.EventSync && (c.err == nil || c.err == io.EOF) {
 				n--
-				held, hasHeld = c.evs[n], true
+				pending, hasPending = c.evs[n], true
 			}
 			r := 0
 			for i := range c.evs[:n] {
@@ -295,8 +307,10 @@ func (s *stitcher) run(d *pdecoder, bytesRead func() int64, handle func(*trace.E
 						return t.p.end, fmt.Errorf("malformed trace: %w", err)
 					}
 				}
-				s.fix(ev)
-				handle(ev)
+				give(ev)
+			}
+			if c.err == io.EOF && hasPending {
+				held, hasHeld, hasPending = pending, true, false
 			}
 			if c.err != nil && c.err != io.EOF {
 				if t.p.rest != nil {
@@ -310,8 +324,7 @@ func (s *stitcher) run(d *pdecoder, bytesRead func() int64, handle func(*trace.E
 		d.done()
 	}
 	if hasHeld {
-		s.fix(&held)
-		handle(&held)
+		give(&held)
 	}
 	return 0, nil
 }
