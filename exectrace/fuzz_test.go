@@ -78,7 +78,7 @@ func FuzzLimiter(f *testing.F) {
 // FuzzSplit feeds arbitrary bytes, behind a Go 1.26 header, to the
 // generation splitter and to the parallel read: the splitter must cut the
 // input into pieces that, joined without their headers, are the input
-// (the tail's rest included), never hold a piece over the limit, and end;
+// (the tail's rest included), never pass a piece over the limit, and end;
 // the parallel read must return a result or an error, never panic, and
 // end. (It is not asked to agree with the sequential read on broken
 // input: the checks that span generations are the whole-trace reader's.)
@@ -100,20 +100,20 @@ func FuzzSplit(f *testing.F) {
 		sp := newSplitter(hdr, lim)
 		var joined []byte
 		for {
-			p, err := sp.next(nil)
+			data, p, err := nextPiece(sp)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
 				t.Fatalf("splitter error %v: it hands errors to the last reader", err)
 			}
-			if !bytes.HasPrefix(p.data, hdr) {
+			if !bytes.HasPrefix(data, hdr) {
 				t.Fatal("piece without the header")
 			}
-			if int64(len(p.data)-headerLen) > limit+maxBatchSize {
-				t.Fatalf("piece of %d bytes over the limit of %d", len(p.data), limit)
+			if int64(len(data)-headerLen) > limit+maxBatchSize {
+				t.Fatalf("piece of %d bytes over the limit of %d", len(data), limit)
 			}
-			joined = append(joined, p.data[headerLen:]...)
+			joined = append(joined, data[headerLen:]...)
 			if p.rest != nil {
 				rest, _ := io.ReadAll(p.rest)
 				joined = append(joined, rest...)

@@ -2,7 +2,6 @@ package exectrace
 
 import (
 	"context"
-	"io"
 	"sync"
 
 	"golang.org/x/exp/trace"
@@ -45,7 +44,6 @@ type pdecoder struct {
 	slots chan struct{}  // one per generation between the splitter and the consumer's end of it
 	free  chan *chunk    // chunks the consumer is done with
 	wg    sync.WaitGroup // every goroutine started
-	pool  bufPool
 }
 
 // parallelDecode starts the dispatcher and the decoders; the consumer
@@ -60,29 +58,29 @@ func parallelDecode(ctx context.Context, sp *splitter, lim *genLimiter, jobs int
 	}
 	d.wg.Go(func() {
 		defer close(d.tasks)
+		size := int64(16 << 20) // the last generation's bytes, for the first a guess
 		for i := 0; ; i++ {
 			select {
 			case d.slots <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
-			p, err := sp.next(d.pool.get())
+			p, err := sp.start()
 			if err != nil {
 				return // io.EOF: the end between generations
 			}
-			ahead := max(4, aheadFactor*len(p.data)/(parallelChunk*80))
+			ahead := max(4, int(int64(aheadFactor)*size/int64(parallelChunk*80)))
 			t := &genTask{p: p, index: i, ch: make(chan *chunk, ahead)}
 			select {
 			case d.tasks <- t:
 			case <-ctx.Done():
 				return
 			}
-			tl := lim
-			if p.rest == nil {
-				tl = nil // the limiter's cut concerns only the tail
-			}
-			d.wg.Go(func() { d.decodeGen(ctx, t, tl) })
-			if p.rest != nil {
+			d.wg.Go(func() { d.decodeGen(ctx, t, lim) })
+			begin := sp.off
+			sp.fill(ctx, p)
+			size = sp.off - begin
+			if p.rest != nil || ctx.Err() != nil {
 				return
 			}
 		}
@@ -116,28 +114,29 @@ func (d *pdecoder) chunk() *chunk {
 // for the tests, which make many chunks of small traces).
 var parallelChunk = chunkSize
 
-// decodeGen decodes one generation into t.ch.
+// decodeGen decodes one generation into t.ch. The limiter's cut (lim)
+// concerns only the tail: a generation before it ends before the cut.
 func (d *pdecoder) decodeGen(ctx context.Context, t *genTask, lim *genLimiter) {
 	defer close(t.ch)
-	src := &cutReader{r: t.p.reader()}
-	rd, err := newReader(src)
+	defer t.p.drain() // a reader that failed stops reading: let the splitter go on
+	pr := &pieceReader{p: t.p}
+	rd, err := newReader(pr)
 	t.pEnd = map[trace.ProcID]trace.ProcState{}
 	if err != nil {
-		t.ch <- &chunk{err: err}
+		select {
+		case t.ch <- &chunk{err: err}:
+		case <-ctx.Done():
+		}
 		return
 	}
-	first := true
 	for {
 		c := d.chunk()
-		c.err = fill(rd, lim, c)
-		if first && t.p.rest == nil {
-			// The reader has read the whole generation before handing
-			// out its first event: give the bytes back for the next.
-			first = false
-			src.r = nil
-			d.pool.put(t.p.data)
-			t.p.data = nil
-		}
+		c.err = fill(rd, func() error {
+			if !pr.inRest {
+				return nil // the cut, if any, is after this generation
+			}
+			return lim.cut()
+		}, c)
 		t.review(c)
 		select {
 		case t.ch <- c:
@@ -172,40 +171,5 @@ func (t *genTask) review(c *chunk) {
 				c.review = append(c.review, int32(i))
 			}
 		}
-	}
-}
-
-// cutReader reads from r until r is set to nil.
-type cutReader struct{ r io.Reader }
-
-func (c *cutReader) Read(p []byte) (int, error) {
-	if c.r == nil {
-		return 0, io.EOF
-	}
-	return c.r.Read(p)
-}
-
-// bufPool recycles the generations' byte buffers.
-type bufPool struct {
-	mu   sync.Mutex
-	bufs [][]byte
-}
-
-func (p *bufPool) get() []byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.bufs); n > 0 {
-		b := p.bufs[n-1]
-		p.bufs = p.bufs[:n-1]
-		return b
-	}
-	return nil
-}
-
-func (p *bufPool) put(b []byte) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.bufs) < 2 {
-		p.bufs = append(p.bufs, b[:0])
 	}
 }

@@ -379,7 +379,7 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genL
 		default:
 			c = &chunk{evs: make([]trace.Event, 0, n)}
 		}
-		if err := fill(rd, lim, c); err != nil {
+		if err := fill(rd, lim.cut, c); err != nil {
 			c.err, c.off = err, cr.n.Load()
 		}
 		select {
@@ -396,7 +396,7 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genL
 // fill reads events into c up to its capacity. A panic of the reader on
 // corrupt input becomes an error: a library must not crash on its input.
 // (The deferred recover is per chunk, not per event: it is not free.)
-func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
+func fill(rd *trace.Reader, cut func() error, c *chunk) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed trace: reader failed: %v", p)
@@ -405,8 +405,8 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 	for len(c.evs) < cap(c.evs) {
 		ev, err := rd.ReadEvent()
 		if err != nil {
-			if lim != nil && lim.tripped != nil {
-				return lim.tripped // the reader's error is about the cut
+			if err := cut(); err != nil {
+				return err // the reader's error is about the cut
 			}
 			return err
 		}
@@ -415,8 +415,8 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 		// reader reports it after a sync (Go 1.26), or installs the cut
 		// generation as if whole (before 1.26); stop at that sync, when
 		// every earlier generation has been handed out.
-		if lim != nil && lim.tripped != nil && ev.Kind() == trace.EventSync {
-			return lim.tripped
+		if ev.Kind() == trace.EventSync && cut() != nil {
+			return cut()
 		}
 	}
 	return nil

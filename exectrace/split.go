@@ -2,11 +2,11 @@ package exectrace
 
 import (
 	"bufio"
-	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
-	"slices"
+	"sync"
 )
 
 // This file cuts a Go 1.26+ trace into its generations, so that each can
@@ -49,54 +49,149 @@ var errSplitTail = errors.New("split: tail")
 type splitter struct {
 	r   *bufio.Reader
 	hdr []byte
-	off int64 // bytes consumed from r
-	cur []byte
+	off int64  // bytes consumed from r
 	gen uint64 // generation of the piece being read; 0 before its first batch
+
+	// The piece being filled and its current block.
+	p   *piece
+	ctx context.Context
+	cur []byte
 }
 
 func newSplitter(hdr []byte, r io.Reader) *splitter {
 	return &splitter{r: bufio.NewReaderSize(r, 64<<10), hdr: hdr, off: int64(len(hdr))}
 }
 
-// piece is one generation as a trace of its own, or the tail of the input.
+// blockSize is the size of the blocks a generation streams in: the
+// splitter never holds a generation, only the blocks on their way to its
+// reader (which copies each batch out).
+const blockSize = 256 << 10
+
+// piece is one generation as a trace of its own, or the tail of the
+// input, streamed in blocks to its reader while the splitter reads it.
 type piece struct {
-	data []byte
-	end  int64 // input offset just past the generation
-	// rest, when set, is the input after data: the piece is the tail,
-	// to be decoded by one reader that reads on into rest.
+	blocks chan []byte // the header, then the generation's bytes; closed at its end
+	// Set before blocks is closed:
+	end int64 // input offset just past the generation
+	// rest, when set, is the input after the piece: the piece is the
+	// tail, to be decoded by one reader that reads on into rest.
 	rest io.Reader
 }
 
-// reader returns the piece as the input of a trace reader.
-func (p *piece) reader() io.Reader {
-	if p.rest != nil {
-		return io.MultiReader(bytes.NewReader(p.data), p.rest)
+// start opens the next piece, or returns io.EOF at the end of the input
+// between generations. fill streams its bytes.
+func (s *splitter) start() (*piece, error) {
+	if _, err := s.r.Peek(1); err == io.EOF {
+		return nil, io.EOF
 	}
-	return bytes.NewReader(p.data)
+	return &piece{blocks: make(chan []byte, 4)}, nil
 }
 
-// next reads the next generation into buf's storage (the header first).
-// It returns io.EOF at the end of the input between generations; a piece
-// with rest set is the last one.
-func (s *splitter) next(buf []byte) (*piece, error) {
-	s.cur = append(buf[:0], s.hdr...)
-	s.gen = 0
+// fill reads the piece's generation (after the header) and streams it to
+// its reader, until the end-of-generation marker, or the end of what the
+// splitter follows (then the piece is the tail). Cancelled, it stops.
+func (s *splitter) fill(ctx context.Context, p *piece) {
+	s.p, s.ctx, s.gen = p, ctx, 0
+	s.cur = append(getBlock(), s.hdr...)
+	defer close(p.blocks)
 	for {
 		err := s.batch()
 		switch {
 		case err == nil:
 			continue
 		case err == errEndOfGeneration:
-			return &piece{data: s.cur, end: s.off}, nil
-		case err == io.EOF && len(s.cur) == len(s.hdr):
-			return nil, io.EOF
+			p.end = s.off
+			s.flush()
+			return
+		case err == errCancelled:
+			return
 		}
 		// Anything else — a truncated batch, a framing the splitter does
 		// not follow, the limiter's cut, a read error — is for the reader
 		// to report, as it would in the whole trace.
-		return &piece{data: s.cur, end: s.off, rest: s.r}, nil
+		p.end, p.rest = s.off, s.r
+		s.flush()
+		return
 	}
 }
+
+var errCancelled = errors.New("split: cancelled")
+
+// flush sends the current block to the piece's reader.
+func (s *splitter) flush() bool {
+	if len(s.cur) == 0 {
+		return true
+	}
+	select {
+	case s.p.blocks <- s.cur:
+		s.cur = getBlock()
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// room makes room in the current block, flushing it when full.
+func (s *splitter) room() error {
+	if len(s.cur) < cap(s.cur) {
+		return nil
+	}
+	if !s.flush() {
+		return errCancelled
+	}
+	return nil
+}
+
+// pieceReader reads a piece's blocks as they come, then its rest.
+type pieceReader struct {
+	p    *piece
+	cur  []byte
+	blk  []byte // the block cur is in, recycled once read
+	done bool
+	// inRest: the blocks were read, and the reader reads on into the
+	// input after them (the piece is the tail).
+	inRest bool
+}
+
+func (p *piece) reader() io.Reader { return &pieceReader{p: p} }
+
+func (r *pieceReader) Read(b []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.blk != nil {
+			putBlock(r.blk)
+			r.blk = nil
+		}
+		if r.done {
+			if r.p.rest != nil {
+				r.inRest = true
+				return r.p.rest.Read(b)
+			}
+			return 0, io.EOF
+		}
+		blk, ok := <-r.p.blocks
+		if !ok {
+			r.done = true
+			continue
+		}
+		r.cur, r.blk = blk, blk
+	}
+	n := copy(b, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// drain discards what is left of a piece, so that its splitter moves on
+// (a reader that failed stops reading).
+func (p *piece) drain() {
+	for blk := range p.blocks {
+		putBlock(blk)
+	}
+}
+
+var blocks = sync.Pool{New: func() any { return make([]byte, 0, blockSize) }}
+
+func getBlock() []byte  { return blocks.Get().([]byte)[:0] }
+func putBlock(b []byte) { blocks.Put(b[:0]) } //nolint:staticcheck // a slice header per block is fine
 
 var errEndOfGeneration = errors.New("end of generation")
 
@@ -139,25 +234,32 @@ func (s *splitter) batch() error {
 		return errSplitTail
 	}
 	s.gen = gen
-	n := len(s.cur)
-	s.cur = slices.Grow(s.cur, int(size))[:n+int(size)]
-	k, err := io.ReadFull(s.r, s.cur[n:])
-	s.off += int64(k)
-	if err != nil {
-		// Hand over what was read: the reader must see the same bytes.
+	for left := int(size); left > 0; {
+		if err := s.room(); err != nil {
+			return err
+		}
+		n := len(s.cur)
+		k := min(left, cap(s.cur)-n)
+		k, err := io.ReadFull(s.r, s.cur[n:n+k])
 		s.cur = s.cur[:n+k]
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
+		s.off += int64(k)
+		left -= k
+		if err != nil {
+			// What was read is handed over: the reader must see the
+			// same bytes, and fail on them as on the whole trace.
+			if err == io.ErrUnexpectedEOF || err == io.EOF {
+				return errSplitTail
+			}
+			return err
 		}
-		if err == io.EOF {
-			return errSplitTail
-		}
-		return err
 	}
 	return nil
 }
 
 func (s *splitter) byte() (byte, error) {
+	if err := s.room(); err != nil {
+		return 0, err
+	}
 	c, err := s.r.ReadByte()
 	if err != nil {
 		return 0, err

@@ -45,10 +45,6 @@ timed() { # label command...: prints "label seconds peak-RSS-MB"
 	echo "$label $secs $((kb / 1024))"
 }
 
-one() { # runs "$@" on CPU 0 alone, with GOMAXPROCS=1
-	GOMAXPROCS=1 taskset -c 0 "$@"
-}
-
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "# $(go version), $(nproc) CPUs, $(uname -srm)"
@@ -72,8 +68,8 @@ for mb in $sizes; do
 	for r in $(seq "$rounds"); do
 		for tool in $tools; do
 			case $tool in
-			bare-1cpu) out=$(timed "$tool" one "$dir/tracebare" "$f") ;;
-			sched-1cpu) out=$(timed "$tool" one "$dir/schedoctor" trace -json -fail none "$f") ;;
+			bare-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/tracebare" "$f") ;;
+			sched-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/schedoctor" trace -json -fail none "$f") ;;
 			bare) out=$(timed "$tool" "$dir/tracebare" "$f") ;;
 			sched) out=$(timed "$tool" "$dir/schedoctor" trace -json -fail none "$f") ;;
 			go-tool-trace) out=$(timed "$tool" go tool trace -pprof=sched "$f") ;;
