@@ -42,14 +42,16 @@ type ReadOptions struct {
 	// the generations before it are analysed and Summary.Truncated says
 	// where the trace was cut. At least MinMaxGeneration.
 	MaxGeneration int64
-	// Jobs is how many generations are decoded at once (0: GOMAXPROCS;
-	// 1: one decoder, as before Go 1.26 traces could be split). Above 1,
-	// a Go 1.26 trace is cut into its generations, each decoded by a
-	// reader of its own, and their events reach the analysis in trace
-	// order, the same events as from one reader (stitch.go). Memory grows
-	// with Jobs: each generation in flight holds its reader (about 2.5
-	// times its bytes) and what its decoder ran ahead (up to about three
-	// times its bytes). Older formats are read by one decoder.
+	// Jobs is how many generations are decoded at once (0 or 1: one
+	// decoder, pipelined with the analysis). Above 1, a Go 1.26 trace is
+	// cut into its generations, each decoded by a reader of its own, and
+	// their events reach the analysis in trace order, the same events as
+	// from one reader (stitch.go). Memory grows with Jobs: each generation
+	// in flight holds its reader (about 2.5 times its bytes) and what its
+	// decoder ran ahead (up to about three times its bytes). It pays only
+	// where decoding, not the analysis, is the slower of the two: not so
+	// in docs/PERFORMANCE.md's measurements, hence the default of one.
+	// Older formats are read by one decoder.
 	Jobs int
 }
 
@@ -222,12 +224,9 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 		return nil, fmt.Errorf("the generation limit of %d bytes is below the smallest allowed, %d (one batch)", maxGen, MinMaxGeneration)
 	}
 	if opt.Jobs < 0 {
-		return nil, fmt.Errorf("%d decoding jobs: want at least 1 (or 0, GOMAXPROCS)", opt.Jobs)
+		return nil, fmt.Errorf("%d decoding jobs: want at least 1", opt.Jobs)
 	}
-	jobs := opt.Jobs
-	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := max(opt.Jobs, 1)
 	lim := newGenLimiter(r, maxGen)
 	cr := &countingReader{r: lim}
 	var src io.Reader = cr

@@ -12,10 +12,12 @@
 # times each (default 3):
 #
 #   bare-1cpu    the bare read on one CPU (taskset -c 0, GOMAXPROCS=1)
-#   sched-1cpu   schedoctor trace on one CPU (taskset -c 0, GOMAXPROCS=1: -j 1)
+#   sched-1cpu   schedoctor trace on one CPU (taskset -c 0, GOMAXPROCS=1)
 #   bare         the bare read with every CPU (its decoding is one goroutine;
 #                the garbage collector uses the others)
-#   sched        schedoctor trace with every CPU (-j GOMAXPROCS: generations
+#   sched        schedoctor trace with every CPU (-j 1, the default: one
+#                decoder pipelined with the analysis)
+#   sched-jN     schedoctor trace -j N with N = every CPU (generations
 #                decoded in parallel)
 #   go-tool-trace  go tool trace -pprof=sched
 #
@@ -60,7 +62,7 @@ for mb in $sizes; do
 		done
 	fi
 	size=$(stat -c %s "$f")
-	tools="bare-1cpu sched-1cpu bare sched"
+	tools="bare-1cpu sched-1cpu bare sched sched-j$(nproc)"
 	[ $((size / 1048576)) -le "$gotool_max" ] && tools="$tools go-tool-trace"
 	echo "## $f: $((size / 1048576)) MB, load before $(load)"
 	echo "# tool seconds peak-RSS-MB"
@@ -72,6 +74,7 @@ for mb in $sizes; do
 			sched-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/schedoctor" trace -json -fail none "$f") ;;
 			bare) out=$(timed "$tool" "$dir/tracebare" "$f") ;;
 			sched) out=$(timed "$tool" "$dir/schedoctor" trace -json -fail none "$f") ;;
+			sched-j*) out=$(timed "$tool" "$dir/schedoctor" trace -j "$(nproc)" -json -fail none "$f") ;;
 			go-tool-trace) out=$(timed "$tool" go tool trace -pprof=sched "$f") ;;
 			esac
 			[ -n "$out" ] || continue

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -49,7 +50,7 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 	cpus := fs.Float64("cpus", 0, "the `N` CPUs available to the traced process (quota, cpuset or nproc); 0: unknown, skip SD303")
 	procCPU := fs.Duration("process-cpu", 0, "the CPU `time` (user+system, rusage) the process got during the trace; 0: unknown (the trace's CPU samples are used when present)")
 	maxGenMB := traceGenerationFlag(fs)
-	jobs := fs.Int("j", 0, "decode up to `N` generations of the trace at once (0: GOMAXPROCS; 1: one decoder, the least memory)")
+	jobs := fs.Int("j", 1, "decode up to `N` generations of a Go 1.26 trace at once, each by a reader of its own (0: GOMAXPROCS); more memory, faster only where decoding is slower than the analysis")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -87,6 +88,9 @@ time of the same window from rusage) tells "the host took the CPU" from "Go queu
 		return e.usageError("-max-mb %g: want a size in MB above 0", *maxMB)
 	}
 	topt := exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU}
+	if *jobs == 0 {
+		*jobs = runtime.GOMAXPROCS(0)
+	}
 	ropt := exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)), Jobs: *jobs}
 	name := fs.Arg(0)
 	var res *exectrace.Result
