@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"golang.org/x/exp/trace"
+
+	"github.com/schedoctor/schedoctor/internal/labtest"
 )
 
 // identityTraces are the traces the parallel read is checked on: every
@@ -359,4 +362,25 @@ func TestSplitPieces(t *testing.T) {
 			t.Errorf("%s: pieces joined are %d bytes, the trace %d", name, len(joined), len(data))
 		}
 	}
+}
+
+// TestParallelEndlessGeneration: with several decoders, a first
+// generation that never ends is cut at the limit as with one, and the
+// splitter adds no copy of it (it streams the generation to its reader in
+// blocks): the allocation bound of TestEndlessFirstGeneration holds. With
+// the generation buffered whole before its reader started, this allocated
+// 296 MB.
+func TestParallelEndlessGeneration(t *testing.T) {
+	in := io.MultiReader(strings.NewReader(header126), newEndlessGen(1, 1<<30))
+	var err error
+	alloc := labtest.Allocated(func() {
+		_, err = readAnalyze(context.Background(), in, Options{}, ReadOptions{MaxGeneration: 32 << 20, Jobs: 2})
+	})
+	if !errors.Is(err, ErrGenerationTooLarge) || !strings.Contains(err.Error(), "nothing analysed: generation 1 is larger than the limit of 32 MB") {
+		t.Fatalf("err = %v", err)
+	}
+	if alloc > 160<<20 && !raceEnabled {
+		t.Errorf("allocated %d MB, want < 160", alloc>>20)
+	}
+	t.Logf("allocated %.0f MB", float64(alloc)/(1<<20))
 }
