@@ -21,8 +21,10 @@
 #                decoded in parallel)
 #   go-tool-trace  go tool trace -pprof=sched
 #
-# printing wall seconds and peak RSS (/usr/bin/time -f '%e %M') of each run,
-# then the median of each and its ratio to bare-1cpu. go tool trace holds the
+# printing wall seconds, peak RSS and CPU seconds (user+system)
+# (/usr/bin/time -f '%e %M %U %S') of each run, then the median of each and
+# its ratio to bare-1cpu. On a busy machine the wall times swing with the
+# others' load; the CPU seconds much less. go tool trace holds the
 # whole trace in memory (about 30-40× its size): it runs only on traces up to
 # $GOTOOL_MAX_MB (default 250) so that it cannot exhaust the machine;
 # GOTOOL_MAX_MB=0 leaves it out. The load average is printed before and after
@@ -35,16 +37,16 @@ sizes=${*:-220 440}
 mkdir -p "$dir"
 go build -o "$dir/" ./cmd/schedoctor ./internal/lab/pingpong ./internal/tracebare
 
-timed() { # label command...: prints "label seconds peak-RSS-MB"
+timed() { # label command...: prints "label seconds peak-RSS-MB cpu-seconds"
 	label=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
+	/usr/bin/time -f '%e %M %U %S' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
 		echo "$label: failed:" >&2
 		cat "$dir/stderr.out" >&2
 		return 0
 	}
-	read -r secs kb <"$dir/time.out"
-	echo "$label $secs $((kb / 1024))"
+	read -r secs kb user sys <"$dir/time.out"
+	echo "$label $secs $((kb / 1024)) $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
 }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -65,7 +67,7 @@ for mb in $sizes; do
 	tools="bare-1cpu sched-1cpu bare sched sched-j$(nproc)"
 	[ $((size / 1048576)) -le "$gotool_max" ] && tools="$tools go-tool-trace"
 	echo "## $f: $((size / 1048576)) MB, load before $(load)"
-	echo "# tool seconds peak-RSS-MB"
+	echo "# tool seconds peak-RSS-MB cpu-seconds"
 	: >"$dir/runs.out"
 	for r in $(seq "$rounds"); do
 		for tool in $tools; do
@@ -83,14 +85,16 @@ for mb in $sizes; do
 		done
 	done
 	echo "# load after $(load)"
-	echo "# tool median-seconds median-peak-RSS-MB (n) time/bare-1cpu RSS/bare-1cpu"
+	echo "# tool median: seconds peak-RSS-MB cpu-seconds (n); ratios to bare-1cpu: time RSS cpu"
+	med() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 	for tool in $tools; do
-		grep "^$tool " "$dir/runs.out" | awk '{ print $2, $3 }' >"$dir/one.out" || continue
+		grep "^$tool " "$dir/runs.out" | cut -d' ' -f2- >"$dir/one.out" || continue
 		n=$(wc -l <"$dir/one.out")
-		s=$(cut -d' ' -f1 "$dir/one.out" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-		m=$(cut -d' ' -f2 "$dir/one.out" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-		[ "$tool" = bare-1cpu ] && bs=$s bm=$m
-		awk -v t="$tool" -v s="$s" -v m="$m" -v n="$n" -v bs="$bs" -v bm="$bm" \
-			'BEGIN { printf "%-14s %7.2f %7d (%d) %5.2f %5.2f\n", t, s, m, n, s / bs, m / bm }'
+		s=$(cut -d' ' -f1 "$dir/one.out" | med)
+		m=$(cut -d' ' -f2 "$dir/one.out" | med)
+		c=$(cut -d' ' -f3 "$dir/one.out" | med)
+		[ "$tool" = bare-1cpu ] && bs=$s bm=$m bc=$c
+		awk -v t="$tool" -v s="$s" -v m="$m" -v c="$c" -v n="$n" -v bs="$bs" -v bm="$bm" -v bc="$bc" \
+			'BEGIN { printf "%-14s %7.2f %7d %7.2f (%d)  %5.2f %5.2f %5.2f\n", t, s, m, c, n, s / bs, m / bm, c / bc }'
 	done
 done
