@@ -19,14 +19,15 @@ import (
 // The consumer drains the channels in order. The decoder of the generation
 // being consumed keeps pace with it; the others run ahead until their
 // channel is full: what they decoded ahead is the speed-up, and is bounded
-// (aheadChunks), so memory is a few generations whatever the trace's length.
+// (aheadFactor), so memory is a few generations whatever the trace's length.
 
 // aheadFactor sets how many decoded events a generation decoded ahead may
 // hold: its chunks' memory (80 bytes an event) up to aheadFactor times the
-// generation's bytes. A decoder that runs ahead saves the consumer about
-// four fifths of the time of each event it holds, so this is the trade of
-// memory for speed (docs/PERFORMANCE.md measures it).
-var aheadFactor = 3
+// previous generation's bytes. Events decoded ahead spare the consumer a
+// wait only where decoding is slower than the analysis
+// (docs/PERFORMANCE.md: not so in its measurements); this bounds what
+// that costs in memory.
+const aheadFactor = 3
 
 // genTask is one generation on its way to the consumer.
 type genTask struct {

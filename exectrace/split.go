@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"sync"
 )
 
 // This file cuts a Go 1.26+ trace into its generations, so that each can
@@ -53,13 +52,14 @@ type splitter struct {
 	gen uint64 // generation of the piece being read; 0 before its first batch
 
 	// The piece being filled and its current block.
-	p   *piece
-	ctx context.Context
-	cur []byte
+	p    *piece
+	ctx  context.Context
+	cur  []byte
+	pool *blockPool
 }
 
 func newSplitter(hdr []byte, r io.Reader) *splitter {
-	return &splitter{r: bufio.NewReaderSize(r, 64<<10), hdr: hdr, off: int64(len(hdr))}
+	return &splitter{r: bufio.NewReaderSize(r, 64<<10), hdr: hdr, off: int64(len(hdr)), pool: newBlockPool()}
 }
 
 // blockSize is the size of the blocks a generation streams in: the
@@ -76,6 +76,7 @@ type piece struct {
 	// rest, when set, is the input after the piece: the piece is the
 	// tail, to be decoded by one reader that reads on into rest.
 	rest io.Reader
+	pool *blockPool
 }
 
 // start opens the next piece, or returns io.EOF at the end of the input
@@ -84,7 +85,7 @@ func (s *splitter) start() (*piece, error) {
 	if _, err := s.r.Peek(1); err == io.EOF {
 		return nil, io.EOF
 	}
-	return &piece{blocks: make(chan []byte, 4)}, nil
+	return &piece{blocks: make(chan []byte, 4), pool: s.pool}, nil
 }
 
 // fill reads the piece's generation (after the header) and streams it to
@@ -92,7 +93,7 @@ func (s *splitter) start() (*piece, error) {
 // splitter follows (then the piece is the tail). Cancelled, it stops.
 func (s *splitter) fill(ctx context.Context, p *piece) {
 	s.p, s.ctx, s.gen = p, ctx, 0
-	s.cur = append(getBlock(), s.hdr...)
+	s.cur = append(s.pool.get(), s.hdr...)
 	defer close(p.blocks)
 	for {
 		err := s.batch()
@@ -124,7 +125,7 @@ func (s *splitter) flush() bool {
 	}
 	select {
 	case s.p.blocks <- s.cur:
-		s.cur = getBlock()
+		s.cur = s.pool.get()
 		return true
 	case <-s.ctx.Done():
 		return false
@@ -158,7 +159,7 @@ func (p *piece) reader() io.Reader { return &pieceReader{p: p} }
 func (r *pieceReader) Read(b []byte) (int, error) {
 	for len(r.cur) == 0 {
 		if r.blk != nil {
-			putBlock(r.blk)
+			r.p.pool.put(r.blk)
 			r.blk = nil
 		}
 		if r.done {
@@ -184,14 +185,31 @@ func (r *pieceReader) Read(b []byte) (int, error) {
 // (a reader that failed stops reading).
 func (p *piece) drain() {
 	for blk := range p.blocks {
-		putBlock(blk)
+		p.pool.put(blk)
 	}
 }
 
-var blocks = sync.Pool{New: func() any { return make([]byte, 0, blockSize) }}
+// blockPool recycles one read's blocks: a generation's reader copies each
+// batch out of them, so a few are in use at a time.
+type blockPool struct{ free chan []byte }
 
-func getBlock() []byte  { return blocks.Get().([]byte)[:0] }
-func putBlock(b []byte) { blocks.Put(b[:0]) } //nolint:staticcheck // a slice header per block is fine
+func newBlockPool() *blockPool { return &blockPool{free: make(chan []byte, 8)} }
+
+func (p *blockPool) get() []byte {
+	select {
+	case b := <-p.free:
+		return b[:0]
+	default:
+		return make([]byte, 0, blockSize)
+	}
+}
+
+func (p *blockPool) put(b []byte) {
+	select {
+	case p.free <- b:
+	default:
+	}
+}
 
 var errEndOfGeneration = errors.New("end of generation")
 
