@@ -155,6 +155,11 @@ type gstate struct {
 	run         time.Duration
 	wk          wakeState // who woke it, and the bursts it wakes (wakers.go)
 	spk         int32     // 1 + its index in spikeState.running while it runs (spikes.go)
+	// The stack of the last block, its user frame and whether it was a
+	// lock's (see block).
+	blockStack     trace.Stack
+	blockStackLoc  locID
+	blockStackLock bool
 }
 
 // pstate is one P. It is busy while it runs Go code: ProcRunning, less
@@ -327,7 +332,8 @@ func (a *analyzer) siteFor(k siteKey) int32 {
 func (a *analyzer) g(id trace.GoID) *gstate {
 	g := a.gs[id]
 	if g == nil {
-		g = &gstate{site: -1, blockLoc: noLoc, syscallLoc: noLoc, lastSleepLoc: noLoc, lastP: trace.NoProc, lastM: trace.NoThread}
+		g = &gstate{site: -1, blockLoc: noLoc, syscallLoc: noLoc, lastSleepLoc: noLoc, lastP: trace.NoProc, lastM: trace.NoThread,
+			blockStack: trace.NoStack, blockStackLoc: noLoc}
 		a.gs[id] = g
 	}
 	return g
@@ -445,6 +451,9 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 	}
 	id := st.Resource.Proc()
 	p := a.ps[id]
+	if from == trace.ProcUndetermined && p != nil {
+		return // re-announced at the start of a generation read on its own (stitch.go)
+	}
 	if p == nil {
 		p = &pstate{}
 		a.ps[id] = p
@@ -672,7 +681,15 @@ func (a *analyzer) start(ev *trace.Event, g *gstate, t trace.Time) {
 // block records a GoRunning → GoWaiting transition.
 func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
 	why := blockKind(st.Reason)
-	loc := a.locs.user(st.Stack)
+	// A goroutine blocks where it blocked last time more often than not
+	// (a loop's receive): the stack's user frame is remembered per
+	// goroutine, which spares the cache's hash of the stack.
+	if st.Stack != g.blockStack {
+		g.blockStack = st.Stack
+		g.blockStackLoc = a.locs.user(st.Stack)
+		g.blockStackLock = a.locs.isLock(st.Stack)
+	}
+	loc := g.blockStackLoc
 	g.blocked = true
 	g.why = why
 	if why == wakeSleep {
@@ -690,7 +707,7 @@ func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
 		g.lastSleepLoc = noLoc
 	}
 	g.blockLoc = loc
-	g.onLock = why == wakeSync && a.locs.isLock(st.Stack)
+	g.onLock = why == wakeSync && g.blockStackLock
 	g.wk.how = a.waitHow(st.Reason, st.Stack)
 	if s := a.siteOf(g, st.Stack); s != nil {
 		s.blocks[why]++

@@ -55,3 +55,35 @@ func BenchmarkReadOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHandle measures the analysis alone: the trace's events are
+// decoded once, into memory, and each round hands them all to a new
+// analyzer. Against BenchmarkReadOnly (the same trace) it is the analysis'
+// cost over the bare read on one core.
+func BenchmarkHandle(b *testing.B) {
+	data := benchTrace(b)
+	rd, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var evs []trace.Event
+	for {
+		ev, err := rd.ReadEvent()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a := newAnalyzer()
+		a.viz = newVizCollector()
+		for i := range evs {
+			a.handle(&evs[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(evs)), "ns/event")
+}

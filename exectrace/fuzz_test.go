@@ -74,3 +74,60 @@ func FuzzLimiter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplit feeds arbitrary bytes, behind a Go 1.26 header, to the
+// generation splitter and to the parallel read: the splitter must cut the
+// input into pieces that, joined without their headers, are the input
+// (the tail's rest included), never pass a piece over the limit, and end;
+// the parallel read must return a result or an error, never panic, and
+// end. (It is not asked to agree with the sequential read on broken
+// input: the checks that span generations are the whole-trace reader's.)
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte("\x01\x01\x01\x01\x04abcd\x34\x01\x02\x01\x01\x00\x34"))
+	f.Add([]byte("\x34\x34\x01"))
+	f.Add([]byte("\x31\x00\x01\x01\x01\x02ab\x34"))
+	if data, err := os.ReadFile("testdata/multigen/httpserver.trace"); err == nil {
+		f.Add(data[headerLen:])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		const limit = MinMaxGeneration
+		data := append([]byte(header126), body...)
+		lim := newGenLimiter(bytes.NewReader(data), limit)
+		hdr := make([]byte, headerLen)
+		if _, err := io.ReadFull(lim, hdr); err != nil {
+			t.Fatal(err)
+		}
+		sp := newSplitter(hdr, lim)
+		var joined []byte
+		for {
+			data, p, err := nextPiece(sp)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("splitter error %v: it hands errors to the last reader", err)
+			}
+			if !bytes.HasPrefix(data, hdr) {
+				t.Fatal("piece without the header")
+			}
+			if int64(len(data)-headerLen) > limit+maxBatchSize {
+				t.Fatalf("piece of %d bytes over the limit of %d", len(data), limit)
+			}
+			joined = append(joined, data[headerLen:]...)
+			if p.rest != nil {
+				rest, _ := io.ReadAll(p.rest)
+				joined = append(joined, rest...)
+				break
+			}
+		}
+		if !bytes.HasPrefix(body, joined) || (lim.tripped == nil && len(joined) != len(body)) {
+			t.Fatalf("pieces joined are %d bytes, not the input's first (of %d)", len(joined), len(body))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := readAnalyze(ctx, bytes.NewReader(data), Options{}, ReadOptions{Jobs: 2, MaxGeneration: limit})
+		if err == nil && res.Summary == nil {
+			t.Fatal("nil summary without an error")
+		}
+	})
+}

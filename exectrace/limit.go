@@ -212,6 +212,14 @@ func (g *genLimiter) count(k int64) int64 {
 	return g.genBytes - g.max
 }
 
+// cut returns the limiter's cut, once it tripped; nil before.
+func (g *genLimiter) cut() error {
+	if g.tripped == nil {
+		return nil // not a nil *GenerationError in an error
+	}
+	return g.tripped
+}
+
 // GenerationError is the cut of a generation over the limit.
 type GenerationError struct {
 	Generation int   // 1-based

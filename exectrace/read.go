@@ -1,11 +1,13 @@
 package exectrace
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -43,6 +45,17 @@ type ReadOptions struct {
 	// Spikes cut the trace into windows and mark the spikes (the zero
 	// value: the defaults); they are measured while the events stream by.
 	Spikes SpikeOptions
+	// Jobs is how many generations are decoded at once (0 or 1: one
+	// decoder, pipelined with the analysis). Above 1, a Go 1.26 trace is
+	// cut into its generations, each decoded by a reader of its own, and
+	// their events reach the analysis in trace order, the same events as
+	// from one reader (stitch.go). Memory grows with Jobs: each generation
+	// in flight holds its reader (about 2.5 times its bytes) and what its
+	// decoder ran ahead (up to about three times its bytes). It pays only
+	// where decoding, not the analysis, is the slower of the two: not so
+	// in docs/PERFORMANCE.md's measurements, hence the default of one.
+	// Older formats are read by one decoder.
+	Jobs int
 }
 
 // MinMaxGeneration is the smallest ReadReadOptions.MaxGeneration: the largest
@@ -139,10 +152,18 @@ func (e lineError) Unwrap() error { return e.err }
 // big enough to make the handoff cheap, small enough to stay in cache.
 const chunkSize = 2048
 
+// oneCPUChunk is the chunk on one CPU (GOMAXPROCS=1), where the decoder
+// and the analysis take turns: a few chunks of it stay in the core's
+// cache between the two (2048 events are 160 KB).
+const oneCPUChunk = 256
+
 type chunk struct {
 	evs []trace.Event
-	err error // the reader's error after evs; io.EOF at the end
-	off int64 // bytes consumed when err happened
+	// review lists the events of a generation read on its own that the
+	// stitcher must look at (parallel.go).
+	review []int32
+	err    error // the reader's error after evs; io.EOF at the end
+	off    int64 // bytes consumed when err happened
 }
 
 // countingReader counts the bytes the trace reader consumed.
@@ -205,32 +226,67 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 	if maxGen < MinMaxGeneration {
 		return nil, fmt.Errorf("the generation limit of %d bytes is below the smallest allowed, %d (one batch)", maxGen, MinMaxGeneration)
 	}
+	if opt.Jobs < 0 {
+		return nil, fmt.Errorf("%d decoding jobs: want at least 1", opt.Jobs)
+	}
+	jobs := max(opt.Jobs, 1)
 	lim := newGenLimiter(r, maxGen)
 	cr := &countingReader{r: lim}
-	rd, err := newReader(cr)
+	var src io.Reader = cr
+	var hdr []byte
+	if jobs > 1 {
+		// Peek at the header: only a Go 1.26 trace is split.
+		hdr = make([]byte, headerLen)
+		n, _ := io.ReadFull(cr, hdr)
+		hdr = hdr[:n]
+		src = io.MultiReader(bytes.NewReader(hdr), cr)
+	}
+	parallel := jobs > 1 && len(hdr) == headerLen && parseVersion(hdr) == splitVersion
+	var rd *trace.Reader
+	if parallel {
+		_, err = newReader(bytes.NewReader(hdr))
+	} else {
+		rd, err = newReader(src)
+	}
 	if err != nil {
 		return nil, err
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	full := make(chan *chunk, 4)
-	free := make(chan *chunk, 6)
-	go decode(ctx, rd, cr, lim, full, free)
-	defer func() {
-		cancel()
-		if parent.Err() == nil {
-			// Done with r before returning: the decoder stops within a chunk.
-			// (When the caller cancelled, it may be blocked reading r; it
-			// ends after that read.)
-			for range full {
-			}
-		}
-	}()
-
 	a := newAnalyzer()
 	a.spk = newSpikeState(opt.Spikes)
 	a.viz = newVizCollector()
-	off, readErr := a.consume(full, free)
+	var off int64
+	var readErr error
+	if parallel {
+		d := parallelDecode(ctx, newSplitter(hdr, cr), lim, jobs)
+		defer func() {
+			cancel()
+			if parent.Err() == nil {
+				d.wg.Wait() // done with r before returning, as below
+			}
+		}()
+		off, readErr = a.consumeParallel(d, newStitcher(), cr.n.Load)
+	} else {
+		full := make(chan *chunk, 4)
+		free := make(chan *chunk, 6)
+		n := chunkSize
+		if runtime.GOMAXPROCS(0) == 1 {
+			n = oneCPUChunk
+		}
+		go decode(ctx, rd, cr, lim, full, free, n)
+		defer func() {
+			cancel()
+			if parent.Err() == nil {
+				// Done with r before returning: the decoder stops within a chunk.
+				// (When the caller cancelled, it may be blocked reading r; it
+				// ends after that read.)
+				for range full {
+				}
+			}
+		}()
+		off, readErr = a.consume(full, free)
+	}
 	if readErr != nil && off == 0 {
 		off = cr.n.Load() // the analysis, not the reader, found the input broken
 	}
@@ -317,16 +373,16 @@ func newReader(r io.Reader) (rd *trace.Reader, err error) {
 }
 
 // decode reads events into chunks until the end, an error or cancellation.
-func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genLimiter, full chan<- *chunk, free chan *chunk) {
+func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genLimiter, full chan<- *chunk, free chan *chunk, n int) {
 	defer close(full)
 	for {
 		var c *chunk
 		select {
 		case c = <-free:
 		default:
-			c = &chunk{evs: make([]trace.Event, 0, chunkSize)}
+			c = &chunk{evs: make([]trace.Event, 0, n)}
 		}
-		if err := fill(rd, lim, c); err != nil {
+		if err := fill(rd, lim.cut, c); err != nil {
 			c.err, c.off = err, cr.n.Load()
 		}
 		select {
@@ -340,20 +396,20 @@ func decode(ctx context.Context, rd *trace.Reader, cr *countingReader, lim *genL
 	}
 }
 
-// fill reads up to chunkSize events into c. A panic of the reader on
+// fill reads events into c up to its capacity. A panic of the reader on
 // corrupt input becomes an error: a library must not crash on its input.
 // (The deferred recover is per chunk, not per event: it is not free.)
-func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
+func fill(rd *trace.Reader, cut func() error, c *chunk) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed trace: reader failed: %v", p)
 		}
 	}()
-	for len(c.evs) < chunkSize {
+	for len(c.evs) < cap(c.evs) {
 		ev, err := rd.ReadEvent()
 		if err != nil {
-			if lim.tripped != nil {
-				return lim.tripped // the reader's error is about the cut
+			if err := cut(); err != nil {
+				return err // the reader's error is about the cut
 			}
 			return err
 		}
@@ -362,8 +418,8 @@ func fill(rd *trace.Reader, lim *genLimiter, c *chunk) (err error) {
 		// reader reports it after a sync (Go 1.26), or installs the cut
 		// generation as if whole (before 1.26); stop at that sync, when
 		// every earlier generation has been handed out.
-		if lim.tripped != nil && ev.Kind() == trace.EventSync {
-			return lim.tripped
+		if ev.Kind() == trace.EventSync && cut() != nil {
+			return cut()
 		}
 	}
 	return nil

@@ -104,6 +104,9 @@ func (v *vizCollector) transition(a *analyzer, ev *trace.Event, st *trace.StateT
 		if from == to {
 			return
 		}
+		if id := st.Resource.Proc(); from == trace.ProcUndetermined && id >= 0 && int(id) < len(v.ps) && v.ps[id].seen {
+			return // re-announced: a generation read on its own (stitch.go)
+		}
 		switch to {
 		case trace.ProcRunning:
 			v.set(st.Resource.Proc(), vsSched, t)

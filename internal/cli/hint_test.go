@@ -95,7 +95,11 @@ func TestLibrariesNameNoFlag(t *testing.T) {
 	flags := cliFlags(t)
 	names := make([]string, 0, len(flags))
 	for n := range flags {
-		names = append(names, regexp.QuoteMeta(n))
+		// A one-letter flag (-j, -q) is other programs' too (iptables -j,
+		// grep -q): prose that names one is not taken for ours.
+		if len(n) > 1 {
+			names = append(names, regexp.QuoteMeta(n))
+		}
 	}
 	slices.Sort(names)
 	re := regexp.MustCompile("(^|[\\s(`])-(" + strings.Join(names, "|") + ")\\b")

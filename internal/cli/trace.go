@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -24,7 +25,7 @@ func init() {
 }
 
 func runTrace(ctx context.Context, e *Env, args []string) int {
-	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-window D] [-src DIR] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|DIR|-|URL...",
+	fs := e.newFlagSet("schedoctor trace [-cpus N] [-process-cpu D] [-window D] [-src DIR] [-j N] [-json|-sarif] [-fail LEVEL] [-perfetto OUT [-at T -span D]] FILE|DIR|-|URL...",
 		`Read a Go execution trace (runtime/trace, go test -trace, net/http/pprof's /debug/pprof/trace)
 as a stream and report scheduling latency, P utilisation, migrations, syscalls, GC pauses and
 assists, per goroutine creation site, with findings SD301-SD309. An http(s) URL is fetched as
@@ -75,6 +76,7 @@ goroutine that made it; a line that wakes many at once, again and again, is SD31
 	window := fs.Duration("window", exectrace.DefaultSpikeWindow, "the `width` of the windows latency spikes are found in")
 	spikeP99 := fs.Duration("spike-p99", exectrace.DefaultSpikeP99, "a window whose starts' p99 latency reaches this `duration` may be a spike")
 	spikeRunnable := fs.Float64("spike-runnable", exectrace.DefaultSpikeRunnable, "a window whose runnable goroutines reach `K` per P (GOMAXPROCS) may be a spike")
+	jobs := fs.Int("j", 1, "decode up to `N` generations of a Go 1.26 trace at once, each by a reader of its own (0: GOMAXPROCS); more memory, faster only where decoding is slower than the analysis")
 	var src srcDirs
 	fs.Var(&src, "src", "a `DIR` to find the source under when the recorded paths do not exist (repeatable, or comma-separated)")
 	noSrc := fs.Bool("nosrc", false, "do not read the source: report the trace's findings alone")
@@ -113,6 +115,12 @@ goroutine that made it; a line that wakes many at once, again and again, is SD31
 	if code, ok := e.checkGeneration(*maxGenMB); !ok {
 		return code
 	}
+	if *jobs < 0 || *jobs > 1024 {
+		return e.usageError("-j %d: want 0 (GOMAXPROCS) to 1024 generations at once", *jobs)
+	}
+	if *jobs == 0 {
+		*jobs = runtime.GOMAXPROCS(0)
+	}
 	if code, ok := e.checkSeconds("seconds", *seconds, 0); !ok {
 		return code
 	}
@@ -133,7 +141,7 @@ goroutine that made it; a line that wakes many at once, again and again, is SD31
 	}
 	c := traceRun{
 		topt: exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU},
-		ropt: exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)),
+		ropt: exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)), Jobs: *jobs,
 			Spikes: exectrace.SpikeOptions{Window: *window, P99: *spikeP99, Runnable: *spikeRunnable}},
 		fetch: traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))},
 		src:   src, noSrc: *noSrc,

@@ -131,6 +131,10 @@ internal/cli < cmd/schedoctor;
 golangci < cmd/schedoctor-vet;
 internal/ruledocs < internal/gendocs;
 
+# The bare read of an execution trace that scripts/bench-trace.sh
+# measures schedoctor against: the reader and nothing of the module.
+NONE < internal/tracebare;
+
 # The lab: programs with one anti-pattern each (and its fixed twin) or
 # healthy, on one harness; the lab service for check; the live
 # monitor's example; a measurement of goroutine dumps' cost.
