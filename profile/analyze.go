@@ -215,10 +215,11 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	classes := c.Classify(merged)
 	lockedYields(classes)
 	a := &analysis{p: merged, c: c, classes: classes, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a.ft = newFrameTable(a, a.countIndex())
 	if err := a.tally(len(profiles)); err != nil {
 		return nil, err
 	}
-	a.candidates(a.scanSamples(a.countIndex()))
+	a.candidates(a.scanSamples())
 	a.thin()
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
@@ -263,11 +264,15 @@ type lineKey struct {
 	line     int64
 }
 
+// labelKV is one pprof label value of a sample; joined as "key=value"
+// only for the causes' rows, not per sample.
+type labelKV struct{ key, value string }
+
 // causeAcc accumulates one cause.
 type causeAcc struct {
 	value, count, cut int64
 	rules             map[int]int64
-	labels            map[string]int64
+	labels            map[labelKV]int64
 	lines             map[lineKey]int64
 	callers           map[lineKey]int64
 	callersTotal      int64
@@ -282,6 +287,7 @@ type analysis struct {
 	th      Thresholds
 	top     int
 	vi      int // index of the CPU value
+	ft      *frameTable
 
 	total, count      int64
 	durNanos          int64
@@ -321,35 +327,40 @@ func (a *analysis) countIndex() int {
 }
 
 func (a *analysis) tally(nprof int) error {
-	ci := a.countIndex()
 	a.acc = map[classify.Cause]*causeAcc{}
+	// Per sample: the label breakdown and the heaviest sample of each cause.
 	for i, s := range a.p.Sample {
 		cl := a.classes[i]
 		v := a.value(s)
-		n := a.countOf(s, ci)
-		a.total += v
-		a.count += n
 		ac := a.acc[cl.Cause]
 		if ac == nil {
-			ac = &causeAcc{rules: map[int]int64{}, labels: map[string]int64{}, lines: map[lineKey]int64{},
+			ac = &causeAcc{rules: map[int]int64{}, labels: map[labelKV]int64{}, lines: map[lineKey]int64{},
 				callers: map[lineKey]int64{}, heaviest: i}
 			a.acc[cl.Cause] = ac
-		}
-		ac.value += v
-		ac.count += n
-		if cl.Rule >= 0 {
-			ac.rules[cl.Rule] += v
 		}
 		for k, vs := range s.Label {
 			if k == CauseLabel {
 				continue
 			}
 			for _, lv := range vs {
-				ac.labels[k+"="+lv] += v
+				ac.labels[labelKV{k, lv}] += v
 			}
 		}
 		if v > a.value(a.p.Sample[ac.heaviest]) {
 			ac.heaviest = i
+		}
+	}
+	// Per stack: the sums, which do not depend on the labels.
+	for _, g := range a.ft.groups {
+		cl := a.classes[g.first]
+		v, n := g.v, g.n
+		a.total += v
+		a.count += n
+		ac := a.acc[cl.Cause]
+		ac.value += v
+		ac.count += n
+		if cl.Rule >= 0 {
+			ac.rules[cl.Rule] += v
 		}
 		if cl.HasUser() {
 			ac.lines[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
@@ -368,8 +379,8 @@ func (a *analysis) tally(nprof int) error {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
-	for i, s := range a.p.Sample {
-		cl := a.classes[i]
+	for _, g := range a.ft.groups {
+		cl := a.classes[g.first]
 		if !cl.HasUser() {
 			continue
 		}
@@ -383,10 +394,9 @@ func (a *analysis) tally(nprof int) error {
 				continue
 			}
 			if ac := a.acc[cause]; ac != nil {
-				v := a.value(s)
-				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
-				ac.callersTotal += v
-				ac.callersCount += a.countOf(s, ci)
+				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += g.v
+				ac.callersTotal += g.v
+				ac.callersCount += g.n
 			}
 		}
 	}
@@ -426,7 +436,7 @@ func (a *analysis) tally(nprof int) error {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
 		})
 		for l, v := range ac.labels {
-			row.Labels = append(row.Labels, LabelShare{Label: l, Share: pct(v, ac.value)})
+			row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(v, ac.value)})
 		}
 		slices.SortFunc(row.Labels, func(x, y LabelShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Label, y.Label))

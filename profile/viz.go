@@ -1,6 +1,9 @@
 package profile
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/vizbuild"
@@ -29,10 +32,20 @@ func (a *analysis) flameOf() *viz.Flame {
 		names[i] = string(c)
 	}
 	b := vizbuild.NewFlame(names)
+	// One Add per stack, with its samples' CPU, in the order of the
+	// first sample of each with CPU: where the node bound cuts, the same
+	// stacks are cut as when adding sample by sample.
+	groups := make([]stackGroup, 0, len(a.ft.groups))
+	for _, g := range a.ft.groups {
+		if g.pos >= 0 {
+			groups = append(groups, g)
+		}
+	}
+	slices.SortFunc(groups, func(x, y stackGroup) int { return cmp.Compare(x.pos, y.pos) })
 	var stack []string
-	for i, s := range a.p.Sample {
-		stack = rootFirst(stack[:0], s)
-		b.Add(stack, a.value(s), string(a.classes[i].Cause))
+	for _, g := range groups {
+		stack = rootFirst(stack[:0], a.p.Sample[g.first])
+		b.Add(stack, g.v, string(a.classes[g.first].Cause))
 	}
 	cores := 0.0
 	if a.sum != nil {

@@ -23,8 +23,28 @@ type Flame struct {
 type buildNode struct {
 	name     int
 	value    int64
-	byCause  map[int]int64
+	byCause  []int64 // by cause index; a cause's entry is non-zero once it has CPU
 	children map[int]*buildNode
+}
+
+// add counts value for cause ci. A slice, not a map: a million-sample
+// profile adds to some thirty million nodes (issue 23).
+func (n *buildNode) add(ci int, value int64) {
+	if ci >= len(n.byCause) {
+		n.byCause = append(n.byCause, make([]int64, ci+1-len(n.byCause))...)
+	}
+	n.byCause[ci] += value
+}
+
+// causes returns the cause indexes with CPU, in order.
+func (n *buildNode) causes() []int {
+	var out []int
+	for ci, v := range n.byCause {
+		if v != 0 {
+			out = append(out, ci)
+		}
+	}
+	return out
 }
 
 // MaxBuildNodes bounds the nodes a Flame holds while it
@@ -43,7 +63,7 @@ func NewFlame(causes []string) *Flame {
 	for _, c := range causes {
 		b.cause(c)
 	}
-	b.root = &buildNode{name: b.name("all"), byCause: map[int]int64{}, children: map[int]*buildNode{}}
+	b.root = &buildNode{name: b.name("all")}
 	return b
 }
 
@@ -85,7 +105,7 @@ func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 	ci := b.cause(cause)
 	n := b.root
 	n.value += value
-	n.byCause[ci] += value
+	n.add(ci, value)
 	for d, f := range rootFirst {
 		if d >= MaxDepth {
 			break
@@ -96,12 +116,15 @@ func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 			if b.nodes >= b.maxNodes {
 				break
 			}
-			c = &buildNode{name: ni, byCause: map[int]int64{}, children: map[int]*buildNode{}}
+			c = &buildNode{name: ni, byCause: make([]int64, len(b.causes))}
+			if n.children == nil {
+				n.children = map[int]*buildNode{}
+			}
 			n.children[ni] = c
 			b.nodes++
 		}
 		c.value += value
-		c.byCause[ci] += value
+		c.add(ci, value)
 		n = c
 	}
 }
@@ -132,14 +155,15 @@ func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame 
 		out := &viz.FlameNode{Name: oi, Value: n.value}
 		f.Nodes++
 		best := int64(-1)
-		for _, ci := range sortedKeys(n.byCause) {
+		cis := n.causes()
+		for _, ci := range cis {
 			v := n.byCause[ci]
 			if v > best {
 				best, out.Cause = v, ci
 			}
 		}
-		if len(n.byCause) > 1 {
-			for _, ci := range sortedKeys(n.byCause) {
+		if len(cis) > 1 {
+			for _, ci := range cis {
 				out.CauseValues = append(out.CauseValues, [2]int64{int64(ci), n.byCause[ci]})
 			}
 		}
@@ -172,13 +196,4 @@ func countAbove(n *buildNode, cut int64) int {
 		}
 	}
 	return k
-}
-
-func sortedKeys(m map[int]int64) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
