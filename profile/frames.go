@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"slices"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -51,30 +53,33 @@ type frame struct {
 // frameTable holds the frames of every location of a profile, and the
 // profile's samples grouped by stack.
 type frameTable struct {
-	locs  [][]frame // by location index in p.Location; nil Function lines left out
-	byID  []int32   // location ID → index+1, when the IDs are dense
+	locs  [][]frame  // by location index (locIndex); nil Function lines left out
+	flame [][]string // by location index: its names for the flame graph, root first (flameNames)
+	byID  []int32    // location ID → index+1, when the IDs are dense
 	byPtr map[*profile.Location]int32
-	ids   []frame // by frame id: the first frame seen with that id
-	extra map[*profile.Location][]frame
+	extra map[*profile.Location]int32 // locations missing from p.Location (a Profile built by hand)
+	ids   []frame                     // by frame id: the first frame seen with that id
+	names map[string]frame            // by raw name: what the name alone says
+	lines map[lineKey]int32           // frame ids
 
 	// group is the stack group of each sample; groups are the groups in
-	// the order of their first sample.
-	group  []int32
-	groups []stackGroup
+	// the order of their first sample, and stackLocs their location
+	// indexes, root first, back to back.
+	group     []int32
+	groups    []stackGroup
+	stackLocs []int32
 }
 
 // stackGroup is the samples with one stack (the same locations).
 type stackGroup struct {
-	first int   // index of its first sample
-	pos   int   // index of its first sample with CPU (-1 when none has any)
-	v, n  int64 // summed CPU (ns) and sample count
+	first     int   // index of its first sample
+	v, n      int64 // summed CPU (ns) and sample count
+	at, depth int32 // its locations: stackLocs[at:at+depth]
 }
 
 func newFrameTable(a *analysis, ci int) *frameTable {
-	t := &frameTable{}
 	p := a.p
-	names := map[string]frame{} // by raw name: the name-only part
-	ids := map[lineKey]int32{}
+	t := &frameTable{names: map[string]frame{}, lines: map[lineKey]int32{}}
 	maxID := uint64(0)
 	for _, l := range p.Location {
 		maxID = max(maxID, l.ID)
@@ -84,9 +89,10 @@ func newFrameTable(a *analysis, ci int) *frameTable {
 	} else {
 		t.byPtr = make(map[*profile.Location]int32, len(p.Location))
 	}
-	t.locs = make([][]frame, len(p.Location))
+	t.locs = make([][]frame, 0, len(p.Location))
+	t.flame = make([][]string, 0, len(p.Location))
 	for i, l := range p.Location {
-		t.locs[i] = t.build(l, names, ids)
+		t.add(l)
 		if t.byID != nil {
 			t.byID[l.ID] = int32(i + 1)
 		} else {
@@ -97,31 +103,33 @@ func newFrameTable(a *analysis, ci int) *frameTable {
 	return t
 }
 
-// build computes the frames of one location.
-func (t *frameTable) build(l *profile.Location, names map[string]frame, ids map[lineKey]int32) []frame {
+// add computes the frames of one location, at the next index.
+func (t *frameTable) add(l *profile.Location) int32 {
 	fs := make([]frame, 0, len(l.Line))
 	for _, ln := range l.Line {
 		if ln.Function == nil {
 			continue
 		}
 		raw := ln.Function.Name
-		f, ok := names[raw]
+		f, ok := t.names[raw]
 		if !ok {
 			f = nameFrame(raw)
-			names[raw] = f
+			t.names[raw] = f
 		}
 		f.file, f.line = ln.Function.Filename, ln.Line
 		k := lineKey{raw, f.file, f.line}
-		id, ok := ids[k]
+		id, ok := t.lines[k]
 		if !ok {
 			id = int32(len(t.ids))
-			ids[k] = id
+			t.lines[k] = id
 			t.ids = append(t.ids, f)
 		}
 		f.id = id
 		fs = append(fs, f)
 	}
-	return fs
+	t.locs = append(t.locs, fs)
+	t.flame = append(t.flame, flameNames(nil, l))
+	return int32(len(t.locs) - 1)
 }
 
 // nameFrame is what a frame's function name alone says.
@@ -146,38 +154,27 @@ func nameFrame(raw string) frame {
 	return f
 }
 
-// frames returns the frames of a location of the profile.
-func (t *frameTable) frames(p *profile.Profile, l *profile.Location) []frame {
+// locIndex returns the index of a location's frames, making them for a
+// location that is not in p.Location.
+func (t *frameTable) locIndex(p *profile.Profile, l *profile.Location) int32 {
 	if t.byID != nil {
 		if l.ID < uint64(len(t.byID)) {
 			if i := t.byID[l.ID]; i > 0 && p.Location[i-1] == l {
-				return t.locs[i-1]
+				return i - 1
 			}
 		}
 	} else if i, ok := t.byPtr[l]; ok {
-		return t.locs[i]
+		return i
 	}
-	// A location missing from p.Location (a Profile built by hand): its
-	// frames are made on first use, with ids of their own.
-	if fs, ok := t.extra[l]; ok {
-		return fs
+	if i, ok := t.extra[l]; ok {
+		return i
 	}
 	if t.extra == nil {
-		t.extra = map[*profile.Location][]frame{}
+		t.extra = map[*profile.Location]int32{}
 	}
-	fs := make([]frame, 0, len(l.Line))
-	for _, ln := range l.Line {
-		if ln.Function == nil {
-			continue
-		}
-		f := nameFrame(ln.Function.Name)
-		f.file, f.line = ln.Function.Filename, ln.Line
-		f.id = int32(len(t.ids))
-		t.ids = append(t.ids, f)
-		fs = append(fs, f)
-	}
-	t.extra[l] = fs
-	return fs
+	i := t.add(l)
+	t.extra[l] = i
+	return i
 }
 
 // groupSamples groups the samples by their locations (the same pointers
@@ -213,16 +210,18 @@ func (t *frameTable) groupSamples(a *analysis, ci int) {
 		if g < 0 {
 			g = int32(len(t.groups))
 			byHash[h] = g
-			t.groups = append(t.groups, stackGroup{first: i, pos: -1})
+			at := int32(len(t.stackLocs))
+			for j := len(s.Location) - 1; j >= 0; j-- {
+				if l := s.Location[j]; l != nil { // CheckValid refuses nil ones
+					t.stackLocs = append(t.stackLocs, t.locIndex(p, l))
+				}
+			}
+			t.groups = append(t.groups, stackGroup{first: i, at: at, depth: int32(len(t.stackLocs)) - at})
 		}
 		t.group[i] = g
 		gr := &t.groups[g]
-		v := a.value(s)
-		gr.v += v
+		gr.v += a.value(s)
 		gr.n += a.countOf(s, ci)
-		if gr.pos < 0 && v > 0 {
-			gr.pos = i
-		}
 	}
 }
 
@@ -238,16 +237,94 @@ func sameStack(x, y []*profile.Location) bool {
 	return true
 }
 
-// walk appends the frames of a sample, leaf first, to out.
-func (t *frameTable) walk(p *profile.Profile, s *profile.Sample, out []*frame) []*frame {
-	for _, l := range s.Location {
-		if l == nil {
-			continue
+// rootLocs returns the location indexes of a group's stack, root first.
+func (t *frameTable) rootLocs(g stackGroup) []int32 { return t.stackLocs[g.at : g.at+g.depth] }
+
+// sortRootFirst sorts groups by their location indexes from the root
+// (slices.Compare of rootLocs), one depth at a time: the groups that
+// share a prefix are sorted by their next location only, packed with
+// their position into one integer, where comparing whole stacks would go
+// over the shared prefix again at every comparison.
+func (t *frameTable) sortRootFirst(gs []stackGroup) {
+	type span struct{ lo, hi, d int }
+	// key is the location at depth d + 1, 0 past the end: the shorter
+	// stack first.
+	key := func(g stackGroup, d int) uint64 {
+		if int32(d) >= g.depth {
+			return 0
 		}
-		fs := t.frames(p, l)
-		for i := range fs {
-			out = append(out, &fs[i])
+		return uint64(t.stackLocs[g.at+int32(d)]) + 1
+	}
+	order := make([]uint64, len(gs)) // key<<32 | index in gs
+	idx := make([]int32, len(gs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	todo := []span{{0, len(gs), 0}}
+	for len(todo) > 0 {
+		sp := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		run := order[sp.lo:sp.hi]
+		for i, gi := range idx[sp.lo:sp.hi] {
+			run[i] = key(gs[gi], sp.d)<<32 | uint64(gi)
 		}
+		slices.Sort(run)
+		for i := range run {
+			idx[sp.lo+i] = int32(uint32(run[i]))
+		}
+		for i := 0; i < len(run); {
+			k := run[i] >> 32
+			j := i + 1
+			for j < len(run) && run[j]>>32 == k {
+				j++
+			}
+			if j-i > 1 && k > 0 {
+				todo = append(todo, span{sp.lo + i, sp.lo + j, sp.d + 1})
+			}
+			i = j
+		}
+	}
+	sorted := make([]stackGroup, len(gs))
+	for i, gi := range idx {
+		sorted[i] = gs[gi]
+	}
+	copy(gs, sorted)
+}
+
+// walk appends the frames of a group's stack, leaf first, to out.
+func (t *frameTable) walk(g stackGroup, out []*frame) []*frame {
+	locs := t.rootLocs(g)
+	for i := len(locs) - 1; i >= 0; i-- {
+		fs := t.locs[locs[i]]
+		for j := range fs {
+			out = append(out, &fs[j])
+		}
+	}
+	return out
+}
+
+// rootFirst appends the function names of a group's stack for the flame
+// graph, outermost caller first.
+func (t *frameTable) rootFirst(g stackGroup, out []string) []string {
+	for _, li := range t.rootLocs(g) {
+		out = append(out, t.flame[li]...)
+	}
+	return out
+}
+
+// flameNames appends the location's function names for the flame graph,
+// outermost (inlining) caller first: "?" for a line without a named
+// function, and for a location without lines.
+func flameNames(out []string, loc *profile.Location) []string {
+	if len(loc.Line) == 0 {
+		return append(out, "?")
+	}
+	for j := len(loc.Line) - 1; j >= 0; j-- {
+		name := "?"
+		if f := loc.Line[j].Function; f != nil && f.Name != "" {
+			name = f.Name
+		}
+		out = append(out, name)
 	}
 	return out
 }

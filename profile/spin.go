@@ -241,13 +241,12 @@ type lineAcc struct {
 func (a *analysis) scanSamples() *scan {
 	sc := &scan{lines: map[lineKey]*lineAcc{}, goschedBy: map[string]int64{}, wakes: map[string]int64{},
 		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{},
-		stacks: map[string]*stackAcc{}}
+		stacks: make(map[string]*stackAcc, len(a.ft.groups))}
 	var fr []*frame
 	for _, g := range a.ft.groups {
-		s := a.p.Sample[g.first]
 		cl := a.classes[g.first]
 		v, n := g.v, g.n
-		fr = a.ft.walk(a.p, s, fr[:0])
+		fr = a.ft.walk(g, fr[:0])
 		if cl.HasUser() {
 			sc.userStack(fr, v, n)
 		}

@@ -1,11 +1,6 @@
 package profile
 
 import (
-	"cmp"
-	"slices"
-
-	"github.com/google/pprof/profile"
-
 	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/profile/classify"
 	"github.com/schedoctor/schedoctor/viz"
@@ -32,19 +27,21 @@ func (a *analysis) flameOf() *viz.Flame {
 		names[i] = string(c)
 	}
 	b := vizbuild.NewFlame(names)
-	// One Add per stack, with its samples' CPU, in the order of the
-	// first sample of each with CPU: where the node bound cuts, the same
-	// stacks are cut as when adding sample by sample.
+	// One Add per stack, with its samples' CPU, the stacks sorted from
+	// the root: each shares its callers with the one before, which
+	// vizbuild counts without a lookup. Where the node bound cuts, the
+	// stacks cut are the last in that order, whatever the order of the
+	// samples in the file.
 	groups := make([]stackGroup, 0, len(a.ft.groups))
 	for _, g := range a.ft.groups {
-		if g.pos >= 0 {
+		if g.v > 0 {
 			groups = append(groups, g)
 		}
 	}
-	slices.SortFunc(groups, func(x, y stackGroup) int { return cmp.Compare(x.pos, y.pos) })
+	a.ft.sortRootFirst(groups)
 	var stack []string
 	for _, g := range groups {
-		stack = rootFirst(stack[:0], a.p.Sample[g.first])
+		stack = a.ft.rootFirst(g, stack[:0])
 		b.Add(stack, g.v, string(a.classes[g.first].Cause))
 	}
 	cores := 0.0
@@ -52,28 +49,6 @@ func (a *analysis) flameOf() *viz.Flame {
 		cores = a.sum.Cores
 	}
 	return b.Build(flameMinShare, flameMaxNodes, cores)
-}
-
-// rootFirst appends the sample's function names, outermost caller first.
-func rootFirst(out []string, s *profile.Sample) []string {
-	for i := len(s.Location) - 1; i >= 0; i-- {
-		loc := s.Location[i]
-		if loc == nil {
-			continue
-		}
-		if len(loc.Line) == 0 {
-			out = append(out, "?")
-			continue
-		}
-		for j := len(loc.Line) - 1; j >= 0; j-- {
-			name := "?"
-			if f := loc.Line[j].Function; f != nil && f.Name != "" {
-				name = f.Name
-			}
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // Visuals returns the profile's pictures for the HTML report: CPU by cause
