@@ -6,6 +6,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/profile/classify"
 )
 
@@ -68,6 +69,7 @@ type frameTable struct {
 	group     []int32
 	groups    []stackGroup
 	stackLocs []int32
+	maxFrames int // frames of the deepest stack
 }
 
 // stackGroup is the samples with one stack (the same locations).
@@ -210,13 +212,16 @@ func (t *frameTable) groupSamples(a *analysis, ci int) {
 		if g < 0 {
 			g = int32(len(t.groups))
 			byHash[h] = g
-			at := int32(len(t.stackLocs))
+			at, nf := int32(len(t.stackLocs)), 0
 			for j := len(s.Location) - 1; j >= 0; j-- {
 				if l := s.Location[j]; l != nil { // CheckValid refuses nil ones
-					t.stackLocs = append(t.stackLocs, t.locIndex(p, l))
+					li := t.locIndex(p, l)
+					t.stackLocs = append(t.stackLocs, li)
+					nf += len(t.locs[li])
 				}
 			}
 			t.groups = append(t.groups, stackGroup{first: i, at: at, depth: int32(len(t.stackLocs)) - at})
+			t.maxFrames = max(t.maxFrames, nf)
 		}
 		t.group[i] = g
 		gr := &t.groups[g]
@@ -304,9 +309,12 @@ func (t *frameTable) walk(g stackGroup, out []*frame) []*frame {
 }
 
 // rootFirst appends the function names of a group's stack for the flame
-// graph, outermost caller first.
+// graph, outermost caller first, as many as it keeps (vizbuild.MaxDepth).
 func (t *frameTable) rootFirst(g stackGroup, out []string) []string {
 	for _, li := range t.rootLocs(g) {
+		if len(out) >= vizbuild.MaxDepth {
+			break
+		}
 		out = append(out, t.flame[li]...)
 	}
 	return out

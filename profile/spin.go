@@ -242,7 +242,7 @@ func (a *analysis) scanSamples() *scan {
 	sc := &scan{lines: map[lineKey]*lineAcc{}, goschedBy: map[string]int64{}, wakes: map[string]int64{},
 		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{},
 		stacks: make(map[string]*stackAcc, len(a.ft.groups))}
-	var fr []*frame
+	fr := make([]*frame, 0, a.ft.maxFrames)
 	for _, g := range a.ft.groups {
 		cl := a.classes[g.first]
 		v, n := g.v, g.n
