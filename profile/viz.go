@@ -19,9 +19,9 @@ const (
 	flameMaxNodes = 4000
 )
 
-// flameOf builds the flame graph of the analysed profile: root first,
+// flameBuilder adds up the flame graph of the analysed profile: root first,
 // inlined frames expanded, each sample's CPU counted under its cause.
-func (a *analysis) flameOf() *viz.Flame {
+func (a *analysis) flameBuilder() *vizbuild.Flame {
 	names := make([]string, len(classify.Causes))
 	for i, c := range classify.Causes {
 		names[i] = string(c)
@@ -44,11 +44,7 @@ func (a *analysis) flameOf() *viz.Flame {
 		stack = a.ft.rootFirst(g, stack[:0])
 		b.Add(stack, g.v, string(a.classes[g.first].Cause))
 	}
-	cores := 0.0
-	if a.sum != nil {
-		cores = a.sum.Cores
-	}
-	return b.Build(flameMinShare, flameMaxNodes, cores)
+	return b
 }
 
 // Visuals returns the profile's pictures for the HTML report: CPU by cause
