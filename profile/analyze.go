@@ -32,7 +32,8 @@ type Result struct {
 	Summary  *Summary
 
 	merged  *profile.Profile
-	classes []classify.Class
+	classes []classify.Class // by stack group
+	group   []int32          // the stack group of each sample of merged
 }
 
 // Summary is the cause table of the analysed profiles. It is the JSON
@@ -213,10 +214,15 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 		opt.Top = 5
 	}
 	c := classify.New()
-	classes := c.Classify(merged)
-	lockedYields(classes)
-	a := &analysis{p: merged, c: c, classes: classes, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a := &analysis{p: merged, c: c, th: th, top: opt.Top, vi: cpuIndex(merged)}
 	a.ft = newFrameTable(a, a.countIndex())
+	// One class per stack: the samples of a stack differ in their labels only.
+	firsts := make([]int, len(a.ft.groups))
+	for gi, g := range a.ft.groups {
+		firsts[gi] = g.first
+	}
+	a.classes = c.ClassifySamples(merged, firsts)
+	lockedYields(a.classes)
 	// The flame graph only reads the profile, the classes and the stack
 	// groups: it is built beside the tallies, on another CPU when there
 	// is one (a fifth of the analysis of a fleet profile).
@@ -232,7 +238,7 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
 	a.sum.Flame = (<-flame).Build(flameMinShare, flameMaxNodes, a.sum.Cores)
-	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: classes}, nil
+	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: a.classes, group: a.ft.group}, nil
 }
 
 // perProfileShare is the smallest share of cause over the profiles, when
@@ -290,7 +296,7 @@ type causeAcc struct {
 type analysis struct {
 	p       *profile.Profile
 	c       *classify.Classifier
-	classes []classify.Class
+	classes []classify.Class // by stack group (ft.groups)
 	th      Thresholds
 	top     int
 	vi      int // index of the CPU value
@@ -337,7 +343,7 @@ func (a *analysis) tally(nprof int) error {
 	a.acc = map[classify.Cause]*causeAcc{}
 	// Per sample: the label breakdown and the heaviest sample of each cause.
 	for i, s := range a.p.Sample {
-		cl := a.classes[i]
+		cl := a.classes[a.ft.group[i]]
 		v := a.value(s)
 		ac := a.acc[cl.Cause]
 		if ac == nil {
@@ -358,8 +364,8 @@ func (a *analysis) tally(nprof int) error {
 		}
 	}
 	// Per stack: the sums, which do not depend on the labels.
-	for _, g := range a.ft.groups {
-		cl := a.classes[g.first]
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
 		v, n := g.v, g.n
 		a.total += v
 		a.count += n
@@ -386,8 +392,8 @@ func (a *analysis) tally(nprof int) error {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
-	for _, g := range a.ft.groups {
-		cl := a.classes[g.first]
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
 		if !cl.HasUser() {
 			continue
 		}
@@ -432,7 +438,7 @@ func (a *analysis) tally(nprof int) error {
 			CPUSeconds: float64(ac.value) / 1e9,
 			Samples:    ac.count,
 			CutShare:   pct(ac.cut, ac.value),
-			Chain:      a.c.Chain(a.p.Sample[ac.heaviest], a.classes[ac.heaviest]),
+			Chain:      a.c.Chain(a.p.Sample[ac.heaviest], a.classes[a.ft.group[ac.heaviest]]),
 			ChainShare: pct(a.value(a.p.Sample[ac.heaviest]), ac.value),
 			Lines:      topLines(ac.lines, ac.value, a.top),
 		}

@@ -74,6 +74,7 @@ type frameTable struct {
 
 // stackGroup is the samples with one stack (the same locations).
 type stackGroup struct {
+	id        int32 // its index in groups
 	first     int   // index of its first sample
 	v, n      int64 // summed CPU (ns) and sample count
 	at, depth int32 // its locations: stackLocs[at:at+depth]
@@ -220,7 +221,7 @@ func (t *frameTable) groupSamples(a *analysis, ci int) {
 					nf += len(t.locs[li])
 				}
 			}
-			t.groups = append(t.groups, stackGroup{first: i, at: at, depth: int32(len(t.stackLocs)) - at})
+			t.groups = append(t.groups, stackGroup{id: g, first: i, at: at, depth: int32(len(t.stackLocs)) - at})
 			t.maxFrames = max(t.maxFrames, nf)
 		}
 		t.group[i] = g

@@ -243,8 +243,8 @@ func (a *analysis) scanSamples() *scan {
 		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{},
 		stacks: make(map[string]*stackAcc, len(a.ft.groups))}
 	fr := make([]*frame, 0, a.ft.maxFrames)
-	for _, g := range a.ft.groups {
-		cl := a.classes[g.first]
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
 		v, n := g.v, g.n
 		fr = a.ft.walk(g, fr[:0])
 		if cl.HasUser() {

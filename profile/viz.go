@@ -42,7 +42,7 @@ func (a *analysis) flameBuilder() *vizbuild.Flame {
 	var stack []string
 	for _, g := range groups {
 		stack = a.ft.rootFirst(g, stack[:0])
-		b.Add(stack, g.v, string(a.classes[g.first].Cause))
+		b.Add(stack, g.v, string(a.classes[g.id].Cause))
 	}
 	return b
 }
