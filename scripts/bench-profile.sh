@@ -10,8 +10,10 @@
 # /tmp/schedoctor-bench, never committed) with profile/internal/benchprof gen
 # (synth.Fleet: depth 32, pod and version labels, a planted select spin),
 # then runs the three tools alternately, $ROUNDS times each (default 3),
-# printing wall seconds and peak RSS (/usr/bin/time -f '%e %M'), the load
-# average before each round, and then the medians and their ratio to Parse.
+# printing wall seconds, peak RSS and CPU seconds (user+system)
+# (/usr/bin/time -f '%e %M %U %S'), the load average before each round,
+# and then the medians and their ratio to Parse. On a busy machine the CPU
+# seconds are the steadier figure: the wall time waits for a CPU.
 # PPROF=0 leaves out go tool pprof (the slowest of the three).
 set -eu
 dir=${BENCH_DIR:-/tmp/schedoctor-bench}
@@ -21,16 +23,16 @@ mkdir -p "$dir"
 go build -o "$dir/" ./cmd/schedoctor ./profile/internal/benchprof
 pprof=$(go tool -n pprof)
 
-timed() { # label command...: prints "label seconds peak-RSS-MB"
+timed() { # label command...: prints "label seconds peak-RSS-MB cpu-seconds"
 	label=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
+	/usr/bin/time -f '%e %M %U %S' -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
 		echo "$label: failed:" >&2
 		cat "$dir/stderr.out" >&2
 		return 0
 	}
-	read -r secs kb <"$dir/time.out"
-	echo "$label $secs $((kb / 1024))"
+	read -r secs kb user sys <"$dir/time.out"
+	echo "$label $secs $((kb / 1024)) $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
 }
 
 echo "# $(go version), $(nproc) CPUs, $(uname -srm)"
@@ -50,15 +52,15 @@ for n in $sizes; do
 		} | tee -a "$dir/runs.out"
 	done
 	# Medians, and the ratio of each tool's to Parse's.
-	awk '{ t[$1] = t[$1] " " $2; m[$1] = m[$1] " " $3 }
+	awk '{ t[$1] = t[$1] " " $2; m[$1] = m[$1] " " $3; c[$1] = c[$1] " " $4 }
 	function median(s,   a, k, i, j, x) {
 		k = split(s, a, " ")
 		for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 	}
 	END {
-		pt = median(t["parse"]); pm = median(m["parse"])
-		printf "# median: tool seconds peak-RSS-MB (× Parse)\n"
-		for (tool in t) printf "median %s %.2f s (%.2f×) %d MB (%.2f×)\n", tool, median(t[tool]), median(t[tool]) / pt, median(m[tool]), median(m[tool]) / pm
+		pt = median(t["parse"]); pm = median(m["parse"]); pc = median(c["parse"])
+		printf "# median: tool wall-seconds peak-RSS-MB cpu-seconds (× Parse)\n"
+		for (tool in t) printf "median %s %.2f s (%.2f×) %d MB (%.2f×) %.2f s CPU (%.2f×)\n", tool, median(t[tool]), median(t[tool]) / pt, median(m[tool]), median(m[tool]) / pm, median(c[tool]), median(c[tool]) / pc
 	}' "$dir/runs.out"
 done
