@@ -13,6 +13,7 @@ import (
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/internal/textlayout"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
+	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/profile/classify"
 	"github.com/schedoctor/schedoctor/viz"
 )
@@ -31,7 +32,8 @@ type Result struct {
 	Summary  *Summary
 
 	merged  *profile.Profile
-	classes []classify.Class
+	classes []classify.Class // by stack group
+	group   []int32          // the stack group of each sample of merged
 }
 
 // Summary is the cause table of the analysed profiles. It is the JSON
@@ -212,19 +214,31 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 		opt.Top = 5
 	}
 	c := classify.New()
-	classes := c.Classify(merged)
-	lockedYields(classes)
-	a := &analysis{p: merged, c: c, classes: classes, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a := &analysis{p: merged, c: c, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a.ft = newFrameTable(a, a.countIndex())
+	// One class per stack: the samples of a stack differ in their labels only.
+	firsts := make([]int, len(a.ft.groups))
+	for gi, g := range a.ft.groups {
+		firsts[gi] = g.first
+	}
+	a.classes = c.ClassifySamples(merged, firsts)
+	lockedYields(a.classes)
+	// The flame graph only reads the profile, the classes and the stack
+	// groups: it is built beside the tallies, on another CPU when there
+	// is one (a fifth of the analysis of a fleet profile).
+	flame := make(chan *vizbuild.Flame, 1)
+	go func() { flame <- a.flameBuilder() }()
 	if err := a.tally(len(profiles)); err != nil {
+		<-flame
 		return nil, err
 	}
-	a.candidates(a.scanSamples(a.countIndex()))
+	a.candidates(a.scanSamples())
 	a.thin()
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
-	a.sum.Flame = a.flameOf()
-	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: classes}, nil
+	a.sum.Flame = (<-flame).Build(flameMinShare, flameMaxNodes, a.sum.Cores)
+	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: a.classes, group: a.ft.group}, nil
 }
 
 // perProfileShare is the smallest share of cause over the profiles, when
@@ -263,11 +277,15 @@ type lineKey struct {
 	line     int64
 }
 
+// labelKV is one pprof label value of a sample; joined as "key=value"
+// only for the causes' rows, not per sample.
+type labelKV struct{ key, value string }
+
 // causeAcc accumulates one cause.
 type causeAcc struct {
 	value, count, cut int64
 	rules             map[int]int64
-	labels            map[string]int64
+	labels            map[labelKV]int64
 	lines             map[lineKey]int64
 	callers           map[lineKey]int64
 	callersTotal      int64
@@ -278,10 +296,11 @@ type causeAcc struct {
 type analysis struct {
 	p       *profile.Profile
 	c       *classify.Classifier
-	classes []classify.Class
+	classes []classify.Class // by stack group (ft.groups)
 	th      Thresholds
 	top     int
 	vi      int // index of the CPU value
+	ft      *frameTable
 
 	total, count      int64
 	durNanos          int64
@@ -321,35 +340,40 @@ func (a *analysis) countIndex() int {
 }
 
 func (a *analysis) tally(nprof int) error {
-	ci := a.countIndex()
 	a.acc = map[classify.Cause]*causeAcc{}
+	// Per sample: the label breakdown and the heaviest sample of each cause.
 	for i, s := range a.p.Sample {
-		cl := a.classes[i]
+		cl := a.classes[a.ft.group[i]]
 		v := a.value(s)
-		n := a.countOf(s, ci)
-		a.total += v
-		a.count += n
 		ac := a.acc[cl.Cause]
 		if ac == nil {
-			ac = &causeAcc{rules: map[int]int64{}, labels: map[string]int64{}, lines: map[lineKey]int64{},
+			ac = &causeAcc{rules: map[int]int64{}, labels: map[labelKV]int64{}, lines: map[lineKey]int64{},
 				callers: map[lineKey]int64{}, heaviest: i}
 			a.acc[cl.Cause] = ac
-		}
-		ac.value += v
-		ac.count += n
-		if cl.Rule >= 0 {
-			ac.rules[cl.Rule] += v
 		}
 		for k, vs := range s.Label {
 			if k == CauseLabel {
 				continue
 			}
 			for _, lv := range vs {
-				ac.labels[k+"="+lv] += v
+				ac.labels[labelKV{k, lv}] += v
 			}
 		}
 		if v > a.value(a.p.Sample[ac.heaviest]) {
 			ac.heaviest = i
+		}
+	}
+	// Per stack: the sums, which do not depend on the labels.
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
+		v, n := g.v, g.n
+		a.total += v
+		a.count += n
+		ac := a.acc[cl.Cause]
+		ac.value += v
+		ac.count += n
+		if cl.Rule >= 0 {
+			ac.rules[cl.Rule] += v
 		}
 		if cl.HasUser() {
 			ac.lines[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
@@ -368,8 +392,8 @@ func (a *analysis) tally(nprof int) error {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
-	for i, s := range a.p.Sample {
-		cl := a.classes[i]
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
 		if !cl.HasUser() {
 			continue
 		}
@@ -383,10 +407,9 @@ func (a *analysis) tally(nprof int) error {
 				continue
 			}
 			if ac := a.acc[cause]; ac != nil {
-				v := a.value(s)
-				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += v
-				ac.callersTotal += v
-				ac.callersCount += a.countOf(s, ci)
+				ac.callers[lineKey{cl.User.Function, cl.User.File, cl.User.Line}] += g.v
+				ac.callersTotal += g.v
+				ac.callersCount += g.n
 			}
 		}
 	}
@@ -415,7 +438,7 @@ func (a *analysis) tally(nprof int) error {
 			CPUSeconds: float64(ac.value) / 1e9,
 			Samples:    ac.count,
 			CutShare:   pct(ac.cut, ac.value),
-			Chain:      a.c.Chain(a.p.Sample[ac.heaviest], a.classes[ac.heaviest]),
+			Chain:      a.c.Chain(a.p.Sample[ac.heaviest], a.classes[a.ft.group[ac.heaviest]]),
 			ChainShare: pct(a.value(a.p.Sample[ac.heaviest]), ac.value),
 			Lines:      topLines(ac.lines, ac.value, a.top),
 		}
@@ -426,7 +449,7 @@ func (a *analysis) tally(nprof int) error {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
 		})
 		for l, v := range ac.labels {
-			row.Labels = append(row.Labels, LabelShare{Label: l, Share: pct(v, ac.value)})
+			row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(v, ac.value)})
 		}
 		slices.SortFunc(row.Labels, func(x, y LabelShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Label, y.Label))

@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/schedoctor/schedoctor/profile/internal/synth"
 )
 
 // benchSamples is the size of the benchmark profile.
@@ -120,4 +123,73 @@ func BenchmarkPprofTop(b *testing.B) {
 		}
 	}
 	b.ReportMetric(benchSamples, "samples/op")
+}
+
+// fleetSizes are the sample counts of BenchmarkFleet: what a continuous
+// profiler's merged profile of a service holds (issue 23).
+var fleetSizes = []int{100_000, 500_000, 1_000_000}
+
+var fleetProfiles = struct {
+	sync.Mutex
+	data map[int][]byte
+}{data: map[int][]byte{}}
+
+// fleetProfile returns, once per test binary and size, the gzipped bytes
+// of synth.Fleet's merged profile of n samples at depth 32.
+func fleetProfile(b *testing.B, n int) []byte {
+	b.Helper()
+	fleetProfiles.Lock()
+	defer fleetProfiles.Unlock()
+	if d, ok := fleetProfiles.data[n]; ok {
+		return d
+	}
+	var buf bytes.Buffer
+	if err := synth.Fleet(synth.FleetOptions{Samples: n}).Write(&buf); err != nil {
+		b.Fatal(err)
+	}
+	fleetProfiles.data[n] = buf.Bytes()
+	return buf.Bytes()
+}
+
+// BenchmarkFleet puts, for each size, pprof's own profile.Parse of the
+// file (the floor: every pprof tool starts with it) beside what
+// `schedoctor profile FILE` does with it (Read with the default limits,
+// then Analyze), in the same run: the goal is at most twice Parse's time
+// and memory.
+func BenchmarkFleet(b *testing.B) {
+	for _, n := range fleetSizes {
+		name := fmt.Sprintf("%dk", n/1000)
+		b.Run(name+"/parse", func(b *testing.B) {
+			data := fleetProfile(b, n)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := profile.Parse(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(p.Sample) != n {
+					b.Fatalf("%d samples, want %d", len(p.Sample), n)
+				}
+			}
+		})
+		b.Run(name+"/schedoctor", func(b *testing.B) {
+			data := fleetProfile(b, n)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := Analyze([]*profile.Profile{p}, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Findings) == 0 {
+					b.Fatal("no finding: the planted spin was missed")
+				}
+			}
+		})
+	}
 }

@@ -19,7 +19,7 @@ func (r *Result) WriteClassified(w io.Writer) error {
 		if s.Label == nil {
 			s.Label = map[string][]string{}
 		}
-		s.Label[CauseLabel] = []string{string(r.classes[i].Cause)}
+		s.Label[CauseLabel] = []string{string(r.classes[r.group[i]].Cause)}
 	}
 	return p.Write(w)
 }

@@ -7,34 +7,46 @@ import (
 	"github.com/schedoctor/schedoctor/internal/sysread"
 )
 
-// Defaults of ReadOptions. A CPU profile that Go's runtime writes aggregates
-// identical stacks into one sample, so a real profile stays far below
-// these (the lab's are 1–15 KB with 72–183 samples); a profile above
-// them is most likely crafted or corrupt, and would otherwise cost memory
-// in proportion to what it claims (a 512 KB gzip of 22 million samples
-// took 5.9 GB and 37 s to parse before these limits). At the defaults the
-// worst measured case (499,999 samples 16 frames deep) took 416 MB.
+// Defaults of ReadOptions. They accept what a continuous profiler
+// (Pyroscope, Parca) hands over for a service: a CPU profile merged over
+// pods, versions and hours, of up to a million samples (distinct stacks
+// and labels) at a mean depth of 32 frames, with room to spare (issue 23;
+// synth.Fleet makes one: 1,000,000 samples are 32 million frames, 80 MB
+// decompressed and 18 MB of gzip, and some 10,000 locations). A profile
+// above them is most likely crafted or corrupt, and would otherwise cost
+// memory in proportion to what it claims (a 512 KB gzip of 22 million
+// samples took 5.9 GB and 37 s to parse before these limits); at the
+// defaults, memory is bounded by the frames limit, about 40 bytes a frame
+// once parsed (docs/profile.md#limits).
 const (
 	// DefaultMaxBytes bounds the decompressed profile (and the compressed
-	// input: compression never makes a real profile larger).
-	DefaultMaxBytes = 64 << 20
+	// input: compression never makes a real profile larger): a
+	// million-sample merged profile is 80–130 MB (a sample of 32 frames
+	// is 60–100 bytes of location IDs, plus its values and labels).
+	DefaultMaxBytes = 256 << 20
 	// DefaultMaxSamples bounds the samples (distinct stacks and labels):
-	// 30s of 64 busy cores at 100 Hz is 192,000 samples before the runtime
-	// merges identical stacks.
-	DefaultMaxSamples = 500_000
+	// twice the million of a large merged profile. A single process's
+	// profile is far below (30s of 64 busy cores at 100 Hz is 192,000
+	// samples before the runtime merges identical stacks).
+	DefaultMaxSamples = 2_000_000
 	// DefaultMaxFrames bounds the location references of all samples
-	// together (the sum of the stack depths): they cost 16–32 bytes each
-	// once parsed, and one byte each in the file, so the byte limit alone
-	// would let 64 MB become 2 GB.
-	DefaultMaxFrames = 8_000_000
+	// together (the sum of the stack depths): a million samples at a
+	// mean depth of 64 (Go records up to 128 frames a stack). They cost
+	// about 40 bytes each once parsed (a location ID and a pointer per
+	// frame, and the slices growing), and one byte each in the file, so
+	// the byte limit alone would let 256 MB become 10 GB.
+	DefaultMaxFrames = 64_000_000
 	// DefaultMaxLocations bounds the locations; functions, mappings and
 	// string-table entries are held to the same number, since each costs
 	// as much memory as a location and a real profile has fewer of them
-	// (a profile touches some thousands of distinct PCs).
+	// (a profile touches some thousands of distinct PCs; a merged one
+	// holds them once per binary version).
 	DefaultMaxLocations = 250_000
 	// DefaultMaxGzipRatio bounds decompressed/compressed bytes once the
 	// output passes gzipRatioFloor: Go writes profiles at gzip's fastest
-	// level, about 2:1 (the lab profiles: 1.4–2.2); a bomb is about 1000:1.
+	// level, about 2:1 (the lab profiles: 1.4–2.2; a merged fleet
+	// profile, whose stacks repeat their prefixes: 4.4); a bomb is about
+	// 1000:1.
 	DefaultMaxGzipRatio = 100
 )
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/schedoctor/schedoctor/internal/golden"
 	"github.com/schedoctor/schedoctor/internal/labtest"
+	"github.com/schedoctor/schedoctor/internal/sysread"
 	"github.com/schedoctor/schedoctor/profile/internal/synth"
 )
 
@@ -127,8 +128,8 @@ func TestLimitSamplesBomb(t *testing.T) {
 		t.Errorf("error %q does not name the file and the limit", err)
 	}
 	t.Logf("allocated %.1f MB: %v", float64(alloc)/(1<<20), err)
-	// With the ratio raised, the samples limit stops reading at 1M samples
-	// (12 MB of protobuf): the buffer and the decompressor, not the 264 MB
+	// With the ratio raised, the samples limit stops reading at 2M samples
+	// (24 MB of protobuf): the buffer and the decompressor, not the 264 MB
 	// the bomb holds.
 	alloc = labtest.Allocated(func() {
 		_, err = Read(context.Background(), "bomb.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1000})
@@ -163,7 +164,7 @@ func TestLimitGzipRatio(t *testing.T) {
 	if alloc > 16<<20 {
 		t.Errorf("allocated %d MB, want < 16", alloc>>20)
 	}
-	// Raise the ratio: the 64 MB byte limit still holds, refused later.
+	// Raise the ratio: a byte limit still holds, refused later.
 	_, err = Read(context.Background(), "zeros.pb.gz", bytes.NewReader(data), ReadOptions{MaxGzipRatio: 1e6, MaxBytes: 8 << 20})
 	if !errors.As(err, &le) || le.Limit != "bytes" || !strings.Contains(err.Error(), "over the bytes limit of 8388608") {
 		t.Errorf("ratio raised: err = %v, want the bytes limit", err)
@@ -326,7 +327,7 @@ func TestBadNumbers(t *testing.T) {
 func TestHostileCorpusFiles(t *testing.T) {
 	dir := filepath.Join("..", "internal", "cli", "testdata", "hostile")
 	for name, bm := range map[string]bomb{
-		"profile-bomb-samples/cpu.pb.gz": {samples: 2_000_000, value: 10_000_000, duration: 30e9},
+		"profile-bomb-samples/cpu.pb.gz": {samples: DefaultMaxSamples + 500_000, value: 10_000_000, duration: 30e9},
 		"profile-bomb-gzip/cpu.pb.gz":    {samples: 200, value: 10_000_000, duration: 30e9, zeros: 8 << 20},
 		"profile-negative/cpu.pb.gz":     {samples: 300, value: -10_000_000, duration: 30e9},
 		"profile-overflow/cpu.pb.gz":     {samples: 300, value: math.MaxInt64 / 100, duration: 30e9},
@@ -369,5 +370,78 @@ func TestFuzzCorpus(t *testing.T) {
 		data := bm.bytes(t)
 		golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzClassify", name), fuzzFile(data))
 		golden.Check(t, filepath.Join("testdata", "fuzz", "FuzzReadLimits", name), fuzzFile(data, uint16(100), uint16(200), uint16(20)))
+	}
+}
+
+// TestDefaultsFitAFleetProfile: the default limits accept a merged fleet
+// profile of a million samples at depth 32 (issue 23: 500k samples were
+// refused by the frames limit) with room to spare. The profile is made at
+// 1/50 of the size and its counts scaled: they grow with the samples
+// (bytes, frames) or stay (locations, strings). BenchmarkFleet reads the
+// real million under the defaults.
+func TestDefaultsFitAFleetProfile(t *testing.T) {
+	const n, scale = 20_000, 50
+	var buf bytes.Buffer
+	if err := synth.Fleet(synth.FleetOptions{Samples: n}).WriteUncompressed(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c, err := sysread.CountProto(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes1M, frames1M, samples1M := scale*buf.Len(), scale*c.Frames, scale*c.Samples
+	t.Logf("%d samples: %d bytes, %d frames, %d locations, %d strings; ×%d: %d MB, %d frames",
+		c.Samples, buf.Len(), c.Frames, c.Locations, c.Strings, scale, bytes1M>>20, frames1M)
+	for _, k := range []struct {
+		what      string
+		have, max int
+	}{
+		{"bytes", bytes1M, DefaultMaxBytes},
+		{"samples", samples1M, DefaultMaxSamples},
+		{"frames", frames1M, DefaultMaxFrames},
+		{"locations", c.Max(), DefaultMaxLocations},
+	} {
+		// Twice the million fits: a deeper stack, a longer label.
+		if 2*k.have > k.max {
+			t.Errorf("%s: a million-sample fleet profile has %d, twice that is over the default %d", k.what, k.have, k.max)
+		}
+	}
+}
+
+// TestDeepStackBounded: a million-frame stack (a runaway recursion, or a
+// crafted one) is read and analysed in time and memory proportionate to
+// its parse (the flame graph keeps 256 frames, the user stacks 32; the
+// scans hold a pointer and an index a frame, and the classifier a word,
+// where pprof holds two words and the input), and one past the frames
+// limit is refused.
+func TestDeepStackBounded(t *testing.T) {
+	const depth = 1_000_000
+	deep := bomb{samples: 200, value: 10_000_000, duration: 30e9, raw: true}.bytes(t)
+	deep = pbLen(deep, 2, pbLen(pbLen(nil, 1, bytes.Repeat([]byte{1}, depth)), 2, []byte{1, 1}))
+	var p *profile.Profile
+	var res *Result
+	var err error
+	start := time.Now()
+	read := labtest.Allocated(func() { p, err = Read(context.Background(), "deep.pb", bytes.NewReader(deep), ReadOptions{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	analyze := labtest.Allocated(func() { res, err = Analyze([]*profile.Profile{p}, Options{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a %d-frame stack: %v, Read %.1f MB, Analyze %.1f MB", depth, time.Since(start), float64(read)/(1<<20), float64(analyze)/(1<<20))
+	if analyze > 2*read {
+		t.Errorf("Analyze allocated %d MB for one %d-frame stack, more than twice Read's %d", analyze>>20, depth, read>>20)
+	}
+	for _, st := range res.Summary.UserStacks {
+		if len(st.Frames) > MaxStackUserFrames {
+			t.Errorf("a user stack of %d frames, want at most %d", len(st.Frames), MaxStackUserFrames)
+		}
+	}
+	_, err = Read(context.Background(), "deep.pb", bytes.NewReader(deep), ReadOptions{MaxFrames: depth})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "frames" || !strings.Contains(err.Error(), "deep.pb: ") || !strings.Contains(err.Error(), "frames limit") {
+		t.Errorf("over the frames limit: %v", err)
 	}
 }

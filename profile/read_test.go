@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -124,7 +125,7 @@ func TestFetch(t *testing.T) {
 		w.(http.Flusher).Flush()
 		w.Write(bytes.Repeat([]byte{0x32, 0x00}, 2048))
 	})
-	bombData := bomb{samples: 2_000_000, value: 10_000_000, duration: 30e9}.bytes(t)
+	bombData := bomb{samples: DefaultMaxSamples + 100_000, value: 10_000_000, duration: 30e9}.bytes(t)
 	mux.HandleFunc("/bomb", func(w http.ResponseWriter, r *http.Request) { w.Write(bombData) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -147,7 +148,7 @@ func TestFetch(t *testing.T) {
 		{"/slow", FetchOptions{Timeout: 200 * time.Millisecond}, "no answer within 200ms"},
 		{"/big", FetchOptions{MaxSize: 5000}, "over the bytes limit of 5000"},
 		{"/bomb", FetchOptions{}, "over the gzip-ratio limit of 100:1"},
-		{"/bomb", FetchOptions{Read: ReadOptions{MaxGzipRatio: 1000}}, "over the samples limit of 500000"},
+		{"/bomb", FetchOptions{Read: ReadOptions{MaxGzipRatio: 1000}}, fmt.Sprintf("over the samples limit of %d", DefaultMaxSamples)},
 	} {
 		_, err := Fetch(ctx, srv.URL+c.path, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {

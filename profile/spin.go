@@ -2,12 +2,10 @@ package profile
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/finding"
 	"github.com/schedoctor/schedoctor/profile/classify"
@@ -161,9 +159,10 @@ type scan struct {
 	timerTotal          int64
 	mutexSpin, mutexAll int64
 	// stacks are the samples by their chain of user frames (key: the
-	// frames joined); users caches UserFrame by function name.
+	// frame ids, keyOf); ids and key are userStack's scratch.
 	stacks map[string]*stackAcc
-	users  map[string]bool
+	ids    []int32
+	key    []byte
 }
 
 // Bounds of Summary.UserStacks: deep recursion or a generated call chain
@@ -173,48 +172,30 @@ const (
 	MaxStackUserFrames = 32
 )
 
-// userStack adds a sample's user frames, leaf first, to the stacks.
-func (sc *scan) userStack(s *profile.Sample, v, n int64, key *strings.Builder, frames []StackFrame) []StackFrame {
-	frames = frames[:0]
-	key.Reset()
-walk:
-	for _, l := range s.Location {
-		for _, ln := range l.Line {
-			if ln.Function == nil {
-				continue
-			}
-			name := ln.Function.Name
-			user, ok := sc.users[name]
-			if !ok {
-				user = classify.UserFrame(name)
-				sc.users[name] = user
-			}
-			if !user {
-				continue
-			}
-			if len(frames) == MaxStackUserFrames {
-				break walk
-			}
-			frames = append(frames, StackFrame{Function: classify.Canonical(name), File: ln.Function.Filename, Line: int(ln.Line)})
-			key.WriteString(name)
-			key.WriteByte(0)
-			key.WriteString(ln.Function.Filename)
-			key.WriteByte(0)
-			key.WriteString(strconv.FormatInt(ln.Line, 10))
-			key.WriteByte(0)
+// userStack adds a sample's user frames, leaf first, to the stacks: at
+// most MaxStackUserFrames, keyed by their frame ids.
+func (sc *scan) userStack(fr []*frame, v, n int64) {
+	sc.ids = sc.ids[:0]
+	for _, f := range fr {
+		if !f.user {
+			continue
 		}
+		if len(sc.ids) == MaxStackUserFrames {
+			break
+		}
+		sc.ids = append(sc.ids, f.id)
 	}
-	if len(frames) == 0 {
-		return frames
+	if len(sc.ids) == 0 {
+		return
 	}
-	acc := sc.stacks[key.String()]
+	sc.key = keyOf(sc.key, sc.ids)
+	acc := sc.stacks[string(sc.key)] // no copy: the compiler looks up by the bytes
 	if acc == nil {
-		acc = &stackAcc{frames: slices.Clone(frames)}
-		sc.stacks[key.String()] = acc
+		acc = &stackAcc{}
+		sc.stacks[string(sc.key)] = acc
 	}
 	acc.v += v
 	acc.n += n
-	return frames
 }
 
 // timerDriver names what makes timer work, from the timer sample's frames.
@@ -240,10 +221,10 @@ var lockFrames = set("runtime.lock2", "runtime.unlock2", "runtime.unlock2Wake", 
 	"runtime.futex", "runtime.futexsleep", "runtime.futexwakeup", "runtime.semasleep", "runtime.semawakeup",
 	"runtime.lockVerifyMSize", "runtime.(*spanSet).push")
 
-// stackAcc accumulates the samples of one chain of user frames.
+// stackAcc accumulates the samples of one chain of user frames (the
+// key of scan.stacks).
 type stackAcc struct {
-	frames []StackFrame
-	v, n   int64
+	v, n int64
 }
 
 type lineAcc struct {
@@ -253,56 +234,51 @@ type lineAcc struct {
 	selN, nbN        int64
 }
 
-// scanSamples walks every sample's stack once more for the frame
-// families the classifier's single cause does not keep.
-func (a *analysis) scanSamples(ci int) *scan {
+// scanSamples walks every stack once more for the frame families the
+// classifier's single cause does not keep. Everything it sums is linear
+// in the samples' CPU and counts, so it walks each stack group once with
+// the group's sums.
+func (a *analysis) scanSamples() *scan {
 	sc := &scan{lines: map[lineKey]*lineAcc{}, goschedBy: map[string]int64{}, wakes: map[string]int64{},
 		forcedBy: map[string]int64{}, lockBy: map[string]int64{}, timerBy: map[string]int64{},
-		stacks: map[string]*stackAcc{}, users: map[string]bool{}}
-	var names []string
-	var key strings.Builder
-	var frames []StackFrame
-	for i, s := range a.p.Sample {
-		cl := a.classes[i]
-		v := a.value(s)
-		n := a.countOf(s, ci)
+		stacks: make(map[string]*stackAcc, len(a.ft.groups))}
+	fr := make([]*frame, 0, a.ft.maxFrames)
+	for gi, g := range a.ft.groups {
+		cl := a.classes[gi]
+		v, n := g.v, g.n
+		fr = a.ft.walk(g, fr[:0])
 		if cl.HasUser() {
-			frames = sc.userStack(s, v, n, &key, frames)
+			sc.userStack(fr, v, n)
 		}
-		names = names[:0]
-		userAt := -1 // index in names of the first user frame
-		for _, l := range s.Location {
-			for _, ln := range l.Line {
-				if ln.Function == nil {
-					continue
+		userAt := -1 // index in fr of the first user frame
+		if cl.HasUser() {
+			for j, f := range fr {
+				if f.name == cl.User.Function && f.file == cl.User.File && f.line == cl.User.Line {
+					userAt = j
+					break
 				}
-				name := classify.Canonical(ln.Function.Name)
-				if userAt < 0 && cl.HasUser() && name == cl.User.Function && ln.Function.Filename == cl.User.File && ln.Line == cl.User.Line {
-					userAt = len(names)
-				}
-				names = append(names, name)
 			}
 		}
-		rt := names
+		rt := fr
 		if userAt >= 0 {
-			rt = names[:userAt]
+			rt = fr[:userAt]
 		}
 		var sel, nb, yield, batch, comm bool
-		for j, nm := range rt {
-			if commFrames[nm] || nm == "runtime.typedmemmove" && j+1 < len(rt) && rt[j+1] == "runtime.selectgo" {
+		for j, f := range rt {
+			if f.comm || f.name == "runtime.typedmemmove" && j+1 < len(rt) && rt[j+1].name == "runtime.selectgo" {
 				comm = true
 			}
-			switch {
-			case nbSelectFrames[nm]:
+			switch f.fam {
+			case famNBSelect:
 				nb = true
-			case selectFrames[nm]:
+			case famSelect:
 				sel = true
-			case yieldFrames[nm]:
+			case famYield:
 				yield = true
-				if nm == "runtime.Gosched" && j+1 < len(names) {
-					sc.goschedBy[names[j+1]] += n
+				if f.name == "runtime.Gosched" && j+1 < len(fr) {
+					sc.goschedBy[fr[j+1].name] += n
 				}
-			case finding.BatchingFrame(nm):
+			case famBatch:
 				batch = true
 			}
 		}
@@ -312,9 +288,9 @@ func (a *analysis) scanSamples(ci int) *scan {
 			yield = false
 			sc.forced += v
 			by := "the runtime"
-			for j, nm := range names {
-				if nm == "runtime.GC" && j+1 < len(names) {
-					by = names[j+1]
+			for j, f := range fr {
+				if f.name == "runtime.GC" && j+1 < len(fr) {
+					by = fr[j+1].name
 					break
 				}
 			}
@@ -331,13 +307,20 @@ func (a *analysis) scanSamples(ci int) *scan {
 			yield = true
 		}
 		if cl.Cause == classify.Timers {
-			sc.timerBy[timerDriver(rt)] += v
+			d := "timer heap upkeep ((*timers).check/adjust)"
+			for _, f := range rt {
+				if f.timer != "" {
+					d = f.timer
+					break
+				}
+			}
+			sc.timerBy[d] += v
 			sc.timerTotal += v
 		}
 		if cl.Cause == classify.Mutex {
 			sc.mutexAll += v
-			for _, nm := range rt {
-				if nm == "internal/sync.runtime_doSpin" || nm == "runtime.procyield" || nm == "runtime.procyieldAsm" {
+			for _, f := range rt {
+				if f.mutexSpin {
 					sc.mutexSpin += v
 					break
 				}
@@ -349,9 +332,9 @@ func (a *analysis) scanSamples(ci int) *scan {
 				sc.lockUnderSel += v
 			}
 			by := "?"
-			for _, nm := range rt {
-				if !lockFrames[nm] {
-					by = nm
+			for _, f := range rt {
+				if !f.lockFrame {
+					by = f.name
 					break
 				}
 			}
@@ -364,9 +347,12 @@ func (a *analysis) scanSamples(ci int) *scan {
 			}
 		}
 		if cl.Cause == classify.ThreadChurn && cl.Rule >= 0 && strings.HasPrefix(classify.Rules[cl.Rule].Name, "wake:") {
-			if d := wakeDriver(rt); d != "" {
-				sc.wakes[d] += n
-				sc.wakeTotal += n
+			for _, f := range rt {
+				if f.wake != "" {
+					sc.wakes[f.wake] += n
+					sc.wakeTotal += n
+					break
+				}
 			}
 		}
 		switch {
@@ -420,11 +406,82 @@ func (a *analysis) scanSamples(ci int) *scan {
 	return sc
 }
 
-// compareFrames orders chains of frames for a stable sort.
-func compareFrames(x, y []StackFrame) int {
+// userStacks are the MaxUserStacks heaviest chains of user frames, their
+// frames made from the ids only for those kept. A fleet profile has
+// hundreds of thousands of chains, many of equal weight: a heap of the
+// best MaxUserStacks keeps them, in the order a full sort would give.
+func (a *analysis) userStacks(sc *scan) []UserStack {
+	h := &stackHeap{t: a.ft}
+	for k, acc := range sc.stacks {
+		e := stackEntry{k, a.share(acc.v), acc}
+		if h.Len() < MaxUserStacks {
+			heap.Push(h, e)
+		} else if h.better(e, h.es[0]) {
+			h.es[0] = e
+			heap.Fix(h, 0)
+		}
+	}
+	slices.SortFunc(h.es, func(x, y stackEntry) int {
+		if h.better(x, y) {
+			return -1
+		}
+		if h.better(y, x) {
+			return 1
+		}
+		return 0
+	})
+	out := make([]UserStack, 0, len(h.es))
+	for _, e := range h.es {
+		ids := idsOf(e.key, nil)
+		frames := make([]StackFrame, len(ids))
+		for i, id := range ids {
+			frames[i] = a.ft.stackFrame(id)
+		}
+		out = append(out, UserStack{Frames: frames, Share: e.share, Cores: float64(e.acc.v) / float64(a.durNanos), Samples: e.acc.n})
+	}
+	return out
+}
+
+type stackEntry struct {
+	key   string
+	share float64
+	acc   *stackAcc
+}
+
+// stackHeap holds the best stacks so far, the worst on top.
+type stackHeap struct {
+	t      *frameTable
+	es     []stackEntry
+	xi, yi []int32
+}
+
+// better orders the stacks: heavier first, then more samples, then by
+// their frames (compareIDs).
+func (h *stackHeap) better(x, y stackEntry) bool {
+	if c := cmp.Or(cmp.Compare(y.share, x.share), cmp.Compare(y.acc.n, x.acc.n)); c != 0 {
+		return c < 0
+	}
+	h.xi, h.yi = idsOf(x.key, h.xi), idsOf(y.key, h.yi)
+	return h.t.compareIDs(h.xi, h.yi) < 0
+}
+
+func (h *stackHeap) Len() int           { return len(h.es) }
+func (h *stackHeap) Less(i, j int) bool { return h.better(h.es[j], h.es[i]) }
+func (h *stackHeap) Swap(i, j int)      { h.es[i], h.es[j] = h.es[j], h.es[i] }
+func (h *stackHeap) Push(x any)         { h.es = append(h.es, x.(stackEntry)) }
+func (h *stackHeap) Pop() any {
+	e := h.es[len(h.es)-1]
+	h.es = h.es[:len(h.es)-1]
+	return e
+}
+
+// compareIDs orders chains of frame ids by their frames (file, line,
+// function, then length) for a stable sort.
+func (t *frameTable) compareIDs(x, y []int32) int {
 	for i := range min(len(x), len(y)) {
-		if c := cmp.Or(strings.Compare(x[i].File, y[i].File), cmp.Compare(x[i].Line, y[i].Line),
-			strings.Compare(x[i].Function, y[i].Function)); c != 0 {
+		fx, fy := &t.ids[x[i]], &t.ids[y[i]]
+		if c := cmp.Or(strings.Compare(fx.file, fy.file), cmp.Compare(fx.line, fy.line),
+			strings.Compare(fx.name, fy.name)); c != 0 {
 			return c
 		}
 	}
@@ -479,14 +536,7 @@ func (a *analysis) candidates(sc *scan) {
 		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line))
 	})
 	s.UserLines = s.UserLines[:min(len(s.UserLines), maxLineCPU)]
-	s.UserStacks = s.UserStacks[:0]
-	for _, acc := range sc.stacks {
-		s.UserStacks = append(s.UserStacks, UserStack{Frames: acc.frames, Share: a.share(acc.v), Cores: cores(acc.v), Samples: acc.n})
-	}
-	slices.SortFunc(s.UserStacks, func(x, y UserStack) int {
-		return cmp.Or(cmp.Compare(y.Share, x.Share), cmp.Compare(y.Samples, x.Samples), compareFrames(x.Frames, y.Frames))
-	})
-	s.UserStacks = s.UserStacks[:min(len(s.UserStacks), MaxUserStacks)]
+	s.UserStacks = a.userStacks(sc)
 	slices.SortFunc(s.Candidates, func(x, y Candidate) int {
 		return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line),
 			strings.Compare(x.Kind, y.Kind))

@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"github.com/google/pprof/profile"
-
 	"github.com/schedoctor/schedoctor/internal/vizbuild"
 	"github.com/schedoctor/schedoctor/profile/classify"
 	"github.com/schedoctor/schedoctor/viz"
@@ -21,46 +19,32 @@ const (
 	flameMaxNodes = 4000
 )
 
-// flameOf builds the flame graph of the analysed profile: root first,
+// flameBuilder adds up the flame graph of the analysed profile: root first,
 // inlined frames expanded, each sample's CPU counted under its cause.
-func (a *analysis) flameOf() *viz.Flame {
+func (a *analysis) flameBuilder() *vizbuild.Flame {
 	names := make([]string, len(classify.Causes))
 	for i, c := range classify.Causes {
 		names[i] = string(c)
 	}
 	b := vizbuild.NewFlame(names)
+	// One Add per stack, with its samples' CPU, the stacks sorted from
+	// the root: each shares its callers with the one before, which
+	// vizbuild counts without a lookup. Where the node bound cuts, the
+	// stacks cut are the last in that order, whatever the order of the
+	// samples in the file.
+	groups := make([]stackGroup, 0, len(a.ft.groups))
+	for _, g := range a.ft.groups {
+		if g.v > 0 {
+			groups = append(groups, g)
+		}
+	}
+	a.ft.sortRootFirst(groups)
 	var stack []string
-	for i, s := range a.p.Sample {
-		stack = rootFirst(stack[:0], s)
-		b.Add(stack, a.value(s), string(a.classes[i].Cause))
+	for _, g := range groups {
+		stack = a.ft.rootFirst(g, stack[:0])
+		b.Add(stack, g.v, string(a.classes[g.id].Cause))
 	}
-	cores := 0.0
-	if a.sum != nil {
-		cores = a.sum.Cores
-	}
-	return b.Build(flameMinShare, flameMaxNodes, cores)
-}
-
-// rootFirst appends the sample's function names, outermost caller first.
-func rootFirst(out []string, s *profile.Sample) []string {
-	for i := len(s.Location) - 1; i >= 0; i-- {
-		loc := s.Location[i]
-		if loc == nil {
-			continue
-		}
-		if len(loc.Line) == 0 {
-			out = append(out, "?")
-			continue
-		}
-		for j := len(loc.Line) - 1; j >= 0; j-- {
-			name := "?"
-			if f := loc.Line[j].Function; f != nil && f.Name != "" {
-				name = f.Name
-			}
-			out = append(out, name)
-		}
-	}
-	return out
+	return b
 }
 
 // Visuals returns the profile's pictures for the HTML report: CPU by cause

@@ -161,6 +161,9 @@ internal/golden, internal/lab, internal/labtest, lint/internal/linttest,
 profile/internal/synth, profile/remote/remotetest
 < TESTING;
 
+# scripts/bench-profile.sh's profile writer and Parse-only floor.
+profile/internal/synth < profile/internal/benchprof;
+
 # Packages of tests, placed by what their tests import: the corpus of
 # real programs' recordings, the HTML report in a browser, this table.
 SOURCES < internal/corpus;

@@ -3,6 +3,7 @@ package vizbuild
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -185,5 +186,33 @@ func TestFlameLongName(t *testing.T) {
 	n := f.Names[f.Root.Children[0].Name]
 	if len(n) > MaxName+len("…") || !utf8.ValidString(n) {
 		t.Errorf("a %d-byte name kept as %d bytes (valid UTF-8: %v)", len(long), len(n), utf8.ValidString(n))
+	}
+}
+
+// TestFlameOrderFree: Add reuses the nodes of the frames a stack shares
+// with the previous one; the graph must not depend on the order of the
+// stacks (profile adds them sorted, a trace in its own order).
+func TestFlameOrderFree(t *testing.T) {
+	stacks := [][]string{
+		{"main", "a", "b", "c"}, {"main", "a", "b", "d"}, {"main", "a", "b"}, {"main", "e", "c"},
+		{"main", "a", "b", "c", "f"}, {"main"}, {"main", "a", "x", "c"}, {"g", "a", "b"}, {"main", "a", "b", "c"},
+	}
+	build := func(order []int) *viz.Flame {
+		b := NewFlame([]string{"user", "gc"})
+		for _, i := range order {
+			b.Add(stacks[i], int64(10+i), []string{"user", "gc"}[i%2])
+		}
+		return b.Build(0, 1000, 1)
+	}
+	fwd := []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+	want := build(fwd)
+	for _, order := range [][]int{{8, 7, 6, 5, 4, 3, 2, 1, 0}, {4, 0, 2, 8, 1, 6, 3, 5, 7}, {2, 2, 0}} {
+		got, base := build(order), want
+		if len(order) == 3 {
+			base = build([]int{0, 2, 2})
+		}
+		if !reflect.DeepEqual(got, base) {
+			t.Errorf("order %v: flame differs from order %v", order, fwd)
+		}
 	}
 }

@@ -18,13 +18,95 @@ type Flame struct {
 	root     *buildNode
 	nodes    int
 	maxNodes int
+	// last is the previous stack Add counted, as far as it has nodes, and
+	// path those nodes.
+	last []string
+	path []*buildNode
 }
 
 type buildNode struct {
-	name     int
-	value    int64
-	byCause  map[int]int64
+	name  int
+	value int64
+	// cause1 and value1 are the CPU of the node's first cause (cause1+1:
+	// 0 before any), byCause by cause index once a second cause comes
+	// (non-zero entries have CPU): most nodes have one cause. Not a map:
+	// a million-sample profile adds to some thirty million nodes (issue 23).
+	cause1  int
+	value1  int64
+	byCause []int64
+	// child1 is the first child, children the others by name: most
+	// nodes of a deep profile have one child, and a map each would be
+	// most of the graph's memory.
+	child1   *buildNode
 	children map[int]*buildNode
+}
+
+// child returns the child named ni, nil when there is none.
+func (n *buildNode) child(ni int) *buildNode {
+	if n.child1 != nil && n.child1.name == ni {
+		return n.child1
+	}
+	return n.children[ni]
+}
+
+// addChild adds c, whose name no child has.
+func (n *buildNode) addChild(c *buildNode) {
+	if n.child1 == nil {
+		n.child1 = c
+		return
+	}
+	if n.children == nil {
+		n.children = map[int]*buildNode{}
+	}
+	n.children[c.name] = c
+}
+
+// kids returns the children, in no order.
+func (n *buildNode) kids() []*buildNode {
+	if n.child1 == nil {
+		return nil
+	}
+	out := make([]*buildNode, 0, 1+len(n.children))
+	out = append(out, n.child1)
+	for _, c := range n.children {
+		out = append(out, c)
+	}
+	return out
+}
+
+// add counts value for cause ci.
+func (n *buildNode) add(ci int, value int64) {
+	switch {
+	case n.byCause == nil && n.cause1 == 0:
+		n.cause1, n.value1 = ci+1, value
+	case n.byCause == nil && n.cause1 == ci+1:
+		n.value1 += value
+	default:
+		if n.byCause == nil {
+			n.byCause = make([]int64, max(ci, n.cause1-1)+1)
+			n.byCause[n.cause1-1] = n.value1
+		}
+		if ci >= len(n.byCause) {
+			n.byCause = append(n.byCause, make([]int64, ci+1-len(n.byCause))...)
+		}
+		n.byCause[ci] += value
+	}
+}
+
+// causes returns the cause indexes with CPU, in order, and their CPU.
+func (n *buildNode) causes() (cis []int, values []int64) {
+	if n.byCause == nil {
+		if n.cause1 == 0 {
+			return nil, nil
+		}
+		return []int{n.cause1 - 1}, []int64{n.value1}
+	}
+	for ci, v := range n.byCause {
+		if v != 0 {
+			cis, values = append(cis, ci), append(values, v)
+		}
+	}
+	return cis, values
 }
 
 // MaxBuildNodes bounds the nodes a Flame holds while it
@@ -43,7 +125,7 @@ func NewFlame(causes []string) *Flame {
 	for _, c := range causes {
 		b.cause(c)
 	}
-	b.root = &buildNode{name: b.name("all"), byCause: map[int]int64{}, children: map[int]*buildNode{}}
+	b.root = &buildNode{name: b.name("all")}
 	return b
 }
 
@@ -77,7 +159,10 @@ func (b *Flame) name(n string) int {
 }
 
 // Add counts value (CPU) for a stack given root first, spent on cause. A
-// non-positive value is ignored.
+// non-positive value is ignored. The frames a stack shares with the
+// previous one (root first) reuse its nodes without a lookup: a caller
+// that adds its stacks in order of their frames (profile adds a million
+// samples' stacks sorted) pays for the frames where they differ.
 func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 	if value <= 0 {
 		return
@@ -85,24 +170,37 @@ func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 	ci := b.cause(cause)
 	n := b.root
 	n.value += value
-	n.byCause[ci] += value
+	n.add(ci, value)
+	same := true // rootFirst[:d] is b.last[:d], whose nodes are b.path[:d]
 	for d, f := range rootFirst {
 		if d >= MaxDepth {
 			break
 		}
+		if same && d < len(b.path) && f == b.last[d] {
+			c := b.path[d]
+			c.value += value
+			c.add(ci, value)
+			n = c
+			continue
+		}
+		if same {
+			same = false
+			b.last, b.path = b.last[:d], b.path[:d]
+		}
 		ni := b.name(f)
-		c := n.children[ni]
+		c := n.child(ni)
 		if c == nil {
 			if b.nodes >= b.maxNodes {
 				break
 			}
-			c = &buildNode{name: ni, byCause: map[int]int64{}, children: map[int]*buildNode{}}
-			n.children[ni] = c
+			c = &buildNode{name: ni}
+			n.addChild(c)
 			b.nodes++
 		}
 		c.value += value
-		c.byCause[ci] += value
+		c.add(ci, value)
 		n = c
+		b.last, b.path = append(b.last, f), append(b.path, c)
 	}
 }
 
@@ -132,19 +230,19 @@ func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame 
 		out := &viz.FlameNode{Name: oi, Value: n.value}
 		f.Nodes++
 		best := int64(-1)
-		for _, ci := range sortedKeys(n.byCause) {
-			v := n.byCause[ci]
-			if v > best {
-				best, out.Cause = v, ci
+		cis, vs := n.causes()
+		for i, ci := range cis {
+			if vs[i] > best {
+				best, out.Cause = vs[i], ci
 			}
 		}
-		if len(n.byCause) > 1 {
-			for _, ci := range sortedKeys(n.byCause) {
-				out.CauseValues = append(out.CauseValues, [2]int64{int64(ci), n.byCause[ci]})
+		if len(cis) > 1 {
+			for i, ci := range cis {
+				out.CauseValues = append(out.CauseValues, [2]int64{int64(ci), vs[i]})
 			}
 		}
-		kids := make([]*buildNode, 0, len(n.children))
-		for _, c := range n.children {
+		var kids []*buildNode
+		for _, c := range n.kids() {
 			if c.value > cut {
 				kids = append(kids, c)
 			} else {
@@ -166,19 +264,13 @@ func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame 
 // countAbove counts n's descendants whose value is above cut.
 func countAbove(n *buildNode, cut int64) int {
 	k := 0
+	if n.child1 != nil && n.child1.value > cut {
+		k += 1 + countAbove(n.child1, cut)
+	}
 	for _, c := range n.children {
 		if c.value > cut {
 			k += 1 + countAbove(c, cut)
 		}
 	}
 	return k
-}
-
-func sortedKeys(m map[int]int64) []int {
-	ks := make([]int, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }

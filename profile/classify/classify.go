@@ -115,6 +115,18 @@ func (c *Classifier) Classify(p *profile.Profile) []Class {
 	return out
 }
 
+// ClassifySamples returns the Class of each sample of p named by its
+// index, in that order: a caller that groups the samples by stack
+// classifies each stack once.
+func (c *Classifier) ClassifySamples(p *profile.Profile, samples []int) []Class {
+	c.index(p)
+	out := make([]Class, len(samples))
+	for i, si := range samples {
+		out[i] = c.sample(p.Sample[si])
+	}
+	return out
+}
+
 // index precomputes the frames of every location of p.
 func (c *Classifier) index(p *profile.Profile) {
 	c.frames = c.frames[:0]

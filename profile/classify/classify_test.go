@@ -194,3 +194,20 @@ func TestTables(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifySamples: classifying some samples by index gives what
+// Classify gives them.
+func TestClassifySamples(t *testing.T) {
+	p := synth.Build(30e9,
+		synth.Stack{Nanos: 1e9, Locs: []string{"runtime.futex", "runtime.futexwakeup", "runtime.notewakeup", "runtime.startm", "runtime.wakep", "main.f@/x/main.go:3"}},
+		synth.Stack{Nanos: 2e9, Locs: []string{"runtime.selectgo", "main.g@/x/main.go:9"}},
+		synth.Stack{Nanos: 3e9, Locs: []string{"main.h@/x/main.go:12", "runtime.main"}},
+	)
+	all := classify.New().Classify(p)
+	got := classify.New().ClassifySamples(p, []int{2, 0, 2})
+	for i, si := range []int{2, 0, 2} {
+		if got[i] != all[si] {
+			t.Errorf("sample %d: %+v, Classify gives %+v", si, got[i], all[si])
+		}
+	}
+}
