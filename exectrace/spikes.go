@@ -832,8 +832,8 @@ func (a *analyzer) causeKeyOf(k causeKey, share float64) SpikeCauseKey {
 		st := a.sites[k.site]
 		out.Location, out.Function = a.locs.get(st.key.creator), a.locs.get(st.key.fn).Function
 	case "woken":
-		key := a.wk.sites[k.site].key
-		out.Location, out.How = a.wakerLoc(key), key.how.String()
+		site := a.wk.sites[k.site]
+		out.Location, out.How = a.wakerLoc(site.key), site.how().String()
 		out.Function = out.Location.Function
 	}
 	return out
@@ -860,8 +860,8 @@ func (a *analyzer) spikeRow(r rawSpike) Spike {
 	})
 	sp.Created = first(sp.Created, 3)
 	for i, t := range w.wakers {
-		k := a.wk.sites[i].key
-		sp.Wakers = append(sp.Wakers, WakerCount{Location: a.wakerLoc(k), How: k.how.String(), Count: t.n, Wait: t.wait})
+		site := a.wk.sites[i]
+		sp.Wakers = append(sp.Wakers, WakerCount{Location: a.wakerLoc(site.key), How: site.how().String(), Count: t.n, Wait: t.wait})
 	}
 	slices.SortFunc(sp.Wakers, func(x, y WakerCount) int {
 		return cmp.Or(cmp.Compare(y.Wait, x.Wait), cmp.Compare(y.Count, x.Count), cmpLoc(x.Location, y.Location), strings.Compare(x.How, y.How))

@@ -113,11 +113,20 @@ func syncHow(fn string) wakeHow {
 	return howOther
 }
 
-// wakerKey identifies a waker: its innermost user frame (noLoc: the
-// runtime) and the operation.
+// wakerKey identifies a waker: its innermost user frame, or, for the
+// runtime (noLoc), the operation; a timer's or the network poller's
+// wake-ups that happen in a user goroutine's context stay apart by
+// operation too (the user did not wake them). Otherwise a user line is
+// one waker whatever its wakees waited on: a close wakes the
+// receivers in a select and those in a plain receive at once, and the
+// goroutines that already waited when the trace began have no recorded
+// wait (howOther): keyed by operation, cskr/pubsub's send loop woke its
+// 300 subscribers as "a wake-up" in the first burst of a trace and as "a
+// channel close or send" in the next ones, two rows of one line, and the
+// first spike was left out of its SD315 (docs/ACCURACY.md, issue 22).
 type wakerKey struct {
 	loc locID
-	how wakeHow
+	how wakeHow // howOther for a user line's own operations
 }
 
 // wakeBurst is a waker's wake-ups in quick succession (gstate.wk, or the
@@ -183,6 +192,7 @@ type wakerSite struct {
 	first      trace.Time // of its first and last heavy burst
 	last       trace.Time
 	kinds      [nWake]int // what the wakees waited on
+	hows       [nHow]int  // the operations that woke them (waitHow)
 	latency    Histogram  // the wakees' scheduling latency
 }
 
@@ -256,7 +266,28 @@ func (a *analyzer) wakerOf(ev *trace.Event, g *gstate) (wakerKey, *wakeState, tr
 	if w.state == trace.GoRunning {
 		stretch = w.since
 	}
+	if how != howTimer && how != howNetwork {
+		// the user's own operation: one waker per line (wakerKey)
+		how = howOther
+	}
 	return wakerKey{loc: loc, how: how}, &w.wk, stretch
+}
+
+// how is the operation that woke the waker's wakees: the one of its key
+// (the runtime's, a timer or the network poller), else the one that woke
+// most of them, not counting the wakees whose wait the trace does not say
+// (howOther) unless no other.
+func (s *wakerSite) how() wakeHow {
+	if s.key.how != howOther {
+		return s.key.how
+	}
+	best := howOther
+	for h := howOther + 1; h < nHow; h++ {
+		if s.hows[h] > s.hows[best] || (best == howOther && s.hows[h] > 0) {
+			best = h
+		}
+	}
+	return best
 }
 
 // userLoc is the innermost user frame of a waker's stack, noLoc for none
@@ -308,6 +339,7 @@ func (a *analyzer) woke(ev *trace.Event, g *gstate, t trace.Time) int32 {
 	s := a.wk.sites[i]
 	s.wakes++
 	s.kinds[g.why]++
+	s.hows[g.wk.how]++
 	b := &ws.burst
 	// a burst goes on while the waker runs on (a close of a channel that
 	// 1,000 goroutines wait on readies them in one stretch, which a
@@ -416,7 +448,7 @@ func (a *analyzer) wakerSummary(s *Summary) {
 	mark := heavyMark(max(s.Procs.GOMAXPROCS, 1))
 	s.Wakers = []WakerSummary{}
 	for _, w := range a.wk.sites {
-		ws := WakerSummary{Location: a.wakerLoc(w.key), How: w.key.how.String(), Wakes: w.wakes, Bursts: w.bursts, MaxBurst: w.maxBurst,
+		ws := WakerSummary{Location: a.wakerLoc(w.key), How: w.how().String(), Wakes: w.wakes, Bursts: w.bursts, MaxBurst: w.maxBurst,
 			Heavy: w.heavy, HeavyMark: mark, Waited: []ReasonCount{}, Latency: w.latency.Percentiles()}
 		if w.heavy > 0 {
 			ws.HeavyMean = w.heavyWakes / w.heavy
