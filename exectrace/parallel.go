@@ -139,12 +139,15 @@ func (d *pdecoder) decodeGen(ctx context.Context, t *genTask, lim *genLimiter) {
 			return lim.cut()
 		}, c)
 		t.review(c)
+		// Once sent, c is the consumer's: it may be recycled to another
+		// decoder (which resets its err) before this one looks again.
+		last := c.err != nil
 		select {
 		case t.ch <- c:
 		case <-ctx.Done():
 			return
 		}
-		if c.err != nil {
+		if last {
 			return
 		}
 	}
