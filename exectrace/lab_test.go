@@ -138,6 +138,28 @@ func hasRuleIn(fs []finding.Finding, rule, file string) bool {
 	return false
 }
 
+// hasInfoAt reports whether fs holds rule at info at the line at.
+func hasInfoAt(fs []finding.Finding, rule, at string) bool {
+	for _, f := range fs {
+		if f.Rule == rule && f.Severity == finding.Info && len(f.Locations) > 0 &&
+			strings.HasSuffix(filepath.ToSlash(f.Locations[0].File)+":"+itoa(f.Locations[0].Line), at) {
+			return true
+		}
+	}
+	return false
+}
+
+// spikesBelowWarning reports whether every spike cause's median p99 is
+// below SD315's warning threshold.
+func spikesBelowWarning(s *Summary) bool {
+	for _, c := range s.SpikeCauses {
+		if c.P99 >= spikeWarnP99 {
+			return false
+		}
+	}
+	return true
+}
+
 func hasFindingAt(fs []finding.Finding, rule, at string) bool {
 	for _, f := range fs {
 		if f.Rule != rule || f.Severity < finding.Warning {
@@ -238,9 +260,19 @@ func TestSpikesLab(t *testing.T) {
 				return
 			}
 			for rule, at := range map[string]string{"SD315": goLine, "SD316": closeLine} {
-				if !hasFindingAt(res.Findings, rule, at) {
-					problems = append(problems, fmt.Sprintf("no %s warning at %s; spikes %v", rule, at, res.Summary.Spikes))
+				if hasFindingAt(res.Findings, rule, at) {
+					continue
 				}
+				// Severity follows the measured cost: on a quiet machine
+				// the bursts of -work 40us may queue for less than the
+				// warning's p99 (a CI run: spikes of p99 15.73ms), and
+				// SD315 is then rightly info. That is no failure; a
+				// missing finding, or an info above the threshold, is.
+				if rule == "SD315" && hasInfoAt(res.Findings, rule, at) && spikesBelowWarning(res.Summary) {
+					t.Logf("SD315 at %s is info: every cause's spikes measured p99 below %v on this machine", at, spikeWarnP99)
+					continue
+				}
+				problems = append(problems, fmt.Sprintf("no %s warning at %s; spikes %v", rule, at, res.Summary.Spikes))
 			}
 		})
 	}
