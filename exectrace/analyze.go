@@ -79,7 +79,7 @@ type site struct {
 	running    time.Duration
 	latency    Histogram
 	blocks     [nWake]int
-	blockLocs  map[blockKey]int
+	blockLocs  map[blockKey]*int // a counter each, which gstate.blockCount caches
 	preempts   int
 	yields     int
 	// syscallWaits are syscalls that waited (lost their P, or lasted
@@ -160,6 +160,11 @@ type gstate struct {
 	blockStack     trace.Stack
 	blockStackLoc  locID
 	blockStackLock bool
+	// blockCount is the site's counter of blockKey blockCountKey, where
+	// the goroutine blocked last: a loop blocks where it blocked before,
+	// and the counter spares the site's map a hash per block.
+	blockCount    *int
+	blockCountKey blockKey
 }
 
 // pstate is one P. It is busy while it runs Go code: ProcRunning, less
@@ -317,7 +322,7 @@ func (a *analyzer) siteFor(k siteKey) int32 {
 		key:         k,
 		system:      isRuntimeFunc(fn),
 		gcWorker:    strings.HasPrefix(fn, "runtime.gcBgMarkWorker"),
-		blockLocs:   map[blockKey]int{},
+		blockLocs:   map[blockKey]*int{},
 		stopLocs:    map[locID]int{},
 		preemptLocs: map[locID]int{},
 		sampleLocs:  map[locID]int{},
@@ -372,12 +377,14 @@ func (a *analyzer) handle(ev *trace.Event) {
 	case trace.EventStackSample:
 		a.sample(ev, t)
 	case trace.EventStateTransition:
+		// The transition (a large struct) is passed by pointer: copies of
+		// it showed in the profile at eight million events a second.
 		st := ev.StateTransition()
 		switch st.Resource.Kind {
 		case trace.ResourceGoroutine:
-			a.goTransition(ev, st, t)
+			a.goTransition(ev, &st, t)
 		case trace.ResourceProc:
-			a.procTransition(ev, st, t)
+			a.procTransition(ev, &st, t)
 		}
 		a.viz.transition(a, ev, &st, t)
 	case trace.EventRangeBegin, trace.EventRangeActive:
@@ -444,7 +451,7 @@ func stwReason(name string) string {
 	return s
 }
 
-func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t trace.Time) {
+func (a *analyzer) procTransition(ev *trace.Event, st *trace.StateTransition, t trace.Time) {
 	from, to := st.Proc()
 	if from == to {
 		return // re-announced at a generation boundary
@@ -479,7 +486,7 @@ func (a *analyzer) procTransition(ev *trace.Event, st trace.StateTransition, t t
 	}
 }
 
-func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t trace.Time) {
+func (a *analyzer) goTransition(ev *trace.Event, st *trace.StateTransition, t trace.Time) {
 	from, to := st.Goroutine()
 	if from == to {
 		return // re-announced at a generation boundary
@@ -515,6 +522,7 @@ func (a *analyzer) goTransition(ev *trace.Event, st trace.StateTransition, t tra
 			creator := a.locs.user(ev.Stack())
 			fn := a.locs.outer(st.Stack)
 			g.site = a.siteFor(siteKey{creator: creator, fn: fn})
+			g.blockCount = nil // another site's counters
 			a.sites[g.site].goroutines++
 		}
 	}
@@ -679,7 +687,7 @@ func (a *analyzer) start(ev *trace.Event, g *gstate, t trace.Time) {
 }
 
 // block records a GoRunning → GoWaiting transition.
-func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
+func (a *analyzer) block(g *gstate, st *trace.StateTransition, t trace.Time) {
 	why := blockKind(st.Reason)
 	// A goroutine blocks where it blocked last time more often than not
 	// (a loop's receive): the stack's user frame is remembered per
@@ -711,7 +719,17 @@ func (a *analyzer) block(g *gstate, st trace.StateTransition, t trace.Time) {
 	g.wk.how = a.waitHow(st.Reason, st.Stack)
 	if s := a.siteOf(g, st.Stack); s != nil {
 		s.blocks[why]++
-		s.blockLocs[blockKey{why, loc}]++
+		if k := (blockKey{why, loc}); g.blockCount == nil || g.blockCountKey != k {
+			// A goroutine's site is set once (siteOf), so the counter
+			// stays the right one while the key is the same.
+			c := s.blockLocs[k]
+			if c == nil {
+				c = new(int)
+				s.blockLocs[k] = c
+			}
+			g.blockCount, g.blockCountKey = c, k
+		}
+		*g.blockCount++
 	}
 }
 

@@ -24,15 +24,24 @@ func benchTrace(b *testing.B) []byte {
 	return data
 }
 
-// BenchmarkAnalyze measures the whole analysis in MB/s of trace.
+// BenchmarkAnalyze measures the whole analysis in MB/s of trace, with the
+// HTML report's timeline and without it (what `schedoctor trace` does
+// without -html).
 func BenchmarkAnalyze(b *testing.B) {
 	data := benchTrace(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{}); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		ropt ReadOptions
+	}{{"timeline", ReadOptions{}}, {"notimeline", ReadOptions{NoTimeline: true}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{}, bc.ropt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

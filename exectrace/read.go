@@ -56,6 +56,13 @@ type ReadOptions struct {
 	// in docs/PERFORMANCE.md's measurements, hence the default of one.
 	// Older formats are read by one decoder.
 	Jobs int
+	// NoTimeline leaves out the HTML report's P timeline (Trace's
+	// Summary.Visual keeps its latency histogram, Timeline is nil). It is
+	// followed on every state transition, about a fifth of the analysis'
+	// cost (docs/PERFORMANCE.md), for a picture only the HTML report
+	// draws: a caller that renders no HTML sets it. Findings and figures
+	// do not depend on it.
+	NoTimeline bool
 }
 
 // MinMaxGeneration is the smallest ReadReadOptions.MaxGeneration: the largest
@@ -255,7 +262,9 @@ func read(ctx context.Context, r io.Reader, opt ReadOptions) (t *Trace, err erro
 	ctx, cancel := context.WithCancel(ctx)
 	a := newAnalyzer()
 	a.spk = newSpikeState(opt.Spikes)
-	a.viz = newVizCollector()
+	if !opt.NoTimeline {
+		a.viz = newVizCollector()
+	}
 	var off int64
 	var readErr error
 	if parallel {

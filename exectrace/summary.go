@@ -438,7 +438,7 @@ func (a *analyzer) summary(bytes int64, opt Options) *Summary {
 			ss.Blocked += n
 		}
 		for k, n := range st.blockLocs {
-			ss.Blocks = append(ss.Blocks, BlockCount{Reason: wakeNames[k.why], Location: a.locs.get(k.loc), Count: n})
+			ss.Blocks = append(ss.Blocks, BlockCount{Reason: wakeNames[k.why], Location: a.locs.get(k.loc), Count: *n})
 		}
 		slices.SortFunc(ss.Blocks, func(x, y BlockCount) int {
 			return cmp.Or(cmp.Compare(y.Count, x.Count), strings.Compare(x.Reason, y.Reason), cmpLoc(x.Location, y.Location))

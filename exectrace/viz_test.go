@@ -1,7 +1,12 @@
 package exectrace
 
 import (
+	"bytes"
+	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -60,6 +65,40 @@ func TestVisuals(t *testing.T) {
 			}
 			if uint64(n) != s.Latency.Overall.Count {
 				t.Errorf("histogram counts %d starts, the summary %d", n, s.Latency.Overall.Count)
+			}
+		})
+	}
+}
+
+// TestNoTimeline: without the timeline (what `schedoctor trace` reads when
+// it writes no HTML) the summary and the findings are those with it, and
+// the latency histogram is still there; only the timeline is left out.
+func TestNoTimeline(t *testing.T) {
+	for _, name := range []string{"gcpressure", "pingpong", "overprocs"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", name+".trace"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			with := analyzeFile(t, name, Options{})
+			without, err := readAnalyze(context.Background(), bytes.NewReader(data), Options{}, ReadOptions{NoTimeline: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := without.Summary.Visuals()
+			if v == nil || v.Timeline != nil || v.Latency == nil {
+				t.Fatalf("NoTimeline: want a latency histogram and no timeline, got %+v", v)
+			}
+			if !reflect.DeepEqual(v.Latency, with.Summary.Visuals().Latency) {
+				t.Error("the latency histogram differs without the timeline")
+			}
+			ws, wos := *with.Summary, *without.Summary
+			ws.Visual, wos.Visual = nil, nil
+			if !reflect.DeepEqual(ws, wos) {
+				t.Errorf("the summary differs without the timeline:\nwith    %+v\nwithout %+v", ws, wos)
+			}
+			if !reflect.DeepEqual(with.Findings, without.Findings) {
+				t.Errorf("the findings differ without the timeline:\nwith    %+v\nwithout %+v", with.Findings, without.Findings)
 			}
 		})
 	}

@@ -12,6 +12,9 @@
 # times each (default 3):
 #
 #   bare-1cpu    the bare read on one CPU (taskset -c 0, GOMAXPROCS=1)
+#   floor-1cpu   the bare read that also asks every event for its state
+#                transition (tracebare -transitions), on one CPU: what any
+#                analysis of scheduling over the reader's API must pay
 #   sched-1cpu   schedoctor trace on one CPU (taskset -c 0, GOMAXPROCS=1)
 #   bare         the bare read with every CPU (its decoding is one goroutine;
 #                the garbage collector uses the others)
@@ -64,7 +67,7 @@ for mb in $sizes; do
 		done
 	fi
 	size=$(stat -c %s "$f")
-	tools="bare-1cpu sched-1cpu bare sched sched-j$(nproc)"
+	tools="bare-1cpu floor-1cpu sched-1cpu bare sched sched-j$(nproc)"
 	[ $((size / 1048576)) -le "$gotool_max" ] && tools="$tools go-tool-trace"
 	echo "## $f: $((size / 1048576)) MB, load before $(load)"
 	echo "# tool seconds peak-RSS-MB cpu-seconds"
@@ -73,6 +76,7 @@ for mb in $sizes; do
 		for tool in $tools; do
 			case $tool in
 			bare-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/tracebare" "$f") ;;
+			floor-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/tracebare" -transitions "$f") ;;
 			sched-1cpu) out=$(timed "$tool" env GOMAXPROCS=1 taskset -c 0 "$dir/schedoctor" trace -json -fail none "$f") ;;
 			bare) out=$(timed "$tool" "$dir/tracebare" "$f") ;;
 			sched) out=$(timed "$tool" "$dir/schedoctor" trace -json -fail none "$f") ;;

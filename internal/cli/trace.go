@@ -141,7 +141,8 @@ goroutine that made it; a line that wakes many at once, again and again, is SD31
 	}
 	c := traceRun{
 		topt: exectrace.Options{CPUs: *cpus, ProcessCPU: *procCPU},
-		ropt: exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)), Jobs: *jobs,
+		// The P timeline is drawn only in the HTML report.
+		ropt: exectrace.ReadOptions{MaxGeneration: int64(*maxGenMB * (1 << 20)), Jobs: *jobs, NoTimeline: out.html == "",
 			Spikes: exectrace.SpikeOptions{Window: *window, P99: *spikeP99, Runnable: *spikeRunnable}},
 		fetch: traceFetch{Seconds: *seconds, Timeout: *timeout, MaxBytes: int64(*maxMB * (1 << 20))},
 		src:   src, noSrc: *noSrc,

@@ -141,3 +141,23 @@ func TestTraceTruncated(t *testing.T) {
 		t.Errorf("cut in generation 1: exit %d, %q", code, stderr)
 	}
 }
+
+// TestTraceHTMLTimeline: the P timeline is followed only when the report is
+// drawn (-html): a plain read leaves it out for speed, but the HTML report
+// of a trace must still have it.
+func TestTraceHTMLTimeline(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	code, _, stderr := run(t, "", "trace", "-fail", "none", "-html", out, traceFixtures+"pingpong.trace")
+	if code != ExitClean {
+		t.Fatalf("trace -html: code %d, stderr %q", code, stderr)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`data-kind="timeline"`, `data-kind="histogram"`} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the trace's HTML report lacks %s", want)
+		}
+	}
+}
