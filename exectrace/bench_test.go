@@ -26,13 +26,17 @@ func benchTrace(b *testing.B) []byte {
 
 // BenchmarkAnalyze measures the whole analysis in MB/s of trace, with the
 // HTML report's timeline and without it (what `schedoctor trace` does
-// without -html).
+// without -html), and with two generations decoded at once.
 func BenchmarkAnalyze(b *testing.B) {
 	data := benchTrace(b)
 	for _, bc := range []struct {
 		name string
 		ropt ReadOptions
-	}{{"timeline", ReadOptions{}}, {"notimeline", ReadOptions{NoTimeline: true}}} {
+	}{
+		{"timeline", ReadOptions{}},
+		{"notimeline", ReadOptions{NoTimeline: true}},
+		{"notimeline-j2", ReadOptions{NoTimeline: true, Jobs: 2}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
