@@ -350,7 +350,7 @@ func TestPrometheusAnswers(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html><body>Grafana</body></html>")
 		}, 0, []string{"HTML page", "Prometheus's targets"}},
-		{"404", http.NotFound, 0, []string{"404"}},
+		{"404", http.NotFound, 0, []string{"404", "is this Prometheus's base URL"}},
 		{"huge, announced", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "100000")
 			w.Write([]byte(`{"status":"success","data":{"activeTargets":[` + strings.Repeat(" ", 100000-45) + `]}}`))
@@ -377,6 +377,10 @@ func TestPrometheusAnswers(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q\nwant it to say %q", err, w)
 				}
+			}
+			// Prometheus is not a pprof endpoint: no pprof advice.
+			if strings.Contains(err.Error(), "net/http/pprof") {
+				t.Errorf("error %q gives a pprof endpoint's hint", err)
 			}
 		})
 	}

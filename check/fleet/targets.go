@@ -75,6 +75,9 @@ type Target struct {
 	unusable string
 }
 
+// targetsPath is the targets API's path under Prometheus's base URL.
+const targetsPath = "/api/v1/targets"
+
 // Prometheus's answer to /api/v1/targets: the documented envelope
 // (status, data, errorType, error) and the fields of an active target
 // that a check needs.
@@ -173,7 +176,7 @@ type Discovery struct {
 // filter applied to the answer still holds.
 func TargetsURL(base *url.URL, job string) *url.URL {
 	u := *base
-	u.Path = strings.TrimSuffix(base.Path, "/") + "/api/v1/targets"
+	u.Path = strings.TrimSuffix(base.Path, "/") + targetsPath
 	u.RawPath = ""
 	u.RawQuery = url.Values{"state": {"active"}, "scrapePool": {job}}.Encode()
 	u.Fragment = ""
@@ -312,7 +315,8 @@ func promClient(c *http.Client) *http.Client {
 // targets API's success.
 func readTargets(ctx context.Context, base, u *url.URL, d Discovery) (*targetsAnswer, error) {
 	resp, err := httpfetch.Get(ctx, u, httpfetch.Options{Client: promClient(d.Client), Timeout: d.Timeout, Limit: d.MaxBytes,
-		What: "Prometheus's targets (JSON)"})
+		What:     "Prometheus's targets (JSON)",
+		NotFound: "is this Prometheus's base URL (its API answers at " + targetsPath + ")?"})
 	if err != nil {
 		// A Prometheus error comes with a status of 400, 422 or 5xx and
 		// its JSON body, which httpfetch quotes (the first 200 bytes).

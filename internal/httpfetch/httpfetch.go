@@ -39,6 +39,7 @@ package httpfetch
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -144,6 +145,9 @@ type Options struct {
 	// What names the data the caller expects ("a CPU profile"), for the
 	// error of an HTML page; empty means "pprof data".
 	What string
+	// NotFound is the hint of a 404 for a caller whose endpoint is not
+	// net/http/pprof's (Prometheus's API); empty means the pprof hint.
+	NotFound string
 	// Method is the request's method; empty means GET. Body, when not
 	// nil, is the request's body (a POST's), sent again on a redirect
 	// that keeps the method (307, 308).
@@ -408,7 +412,7 @@ func statusMessage(u *url.URL, resp *http.Response, head []byte, opt Options) st
 		hints = append(hints, "is this a "+opt.Expect+" endpoint?")
 	}
 	if resp.StatusCode == http.StatusNotFound {
-		hints = append(hints, "does the service mount net/http/pprof at this path?")
+		hints = append(hints, cmp.Or(opt.NotFound, "does the service mount net/http/pprof at this path?"))
 	}
 	if len(hints) > 0 {
 		msg += "; " + strings.Join(hints, " ")

@@ -138,6 +138,8 @@ func TestErrors(t *testing.T) {
 		{"/500", nil, 500, ErrStatus, []string{`server answered 500 Internal Server Error ("profiling already in progress"); is this a /debug/pprof/goroutine endpoint?`}},
 		{"/500", func(o *Options) { o.Expect = "" }, 500, ErrStatus, []string{`Internal Server Error ("profiling already in progress")`}},
 		{"/nosuch", func(o *Options) { o.Expect = "" }, 404, ErrStatus, []string{`server answered 404 Not Found ("404 page not found"); does the service mount net/http/pprof at this path?`}},
+		// A caller whose endpoint is not pprof's gives its own hint.
+		{"/nosuch", func(o *Options) { o.Expect, o.NotFound = "", "is this Prometheus's base URL?" }, 404, ErrStatus, []string{`server answered 404 Not Found ("404 page not found"); is this Prometheus's base URL?`}},
 		{"/500-escape", nil, 500, ErrStatus, []string{`("?[2J?gone")`}},
 		{"/login", nil, 200, ErrHTML, []string{`answer is an HTML page ("Sign in - Corp SSO"), not a goroutine dump: a login page or a proxy?`}},
 		{"/sniffed", func(o *Options) { o.What = "" }, 200, ErrHTML, []string{`answer is an HTML page ("<html>pprof index</html>"), not pprof data`}},
