@@ -27,6 +27,7 @@ type outputFlags struct {
 	wide  bool
 	fail  failLevel
 	html  string // -html FILE: also write the report as one self-contained HTML file
+	fs    *flag.FlagSet // the command's flags: its arguments are the inputs
 }
 
 // failLevel is -fail: the least severity that makes the exit status 1, or
@@ -57,6 +58,7 @@ func (f *failLevel) Set(s string) error {
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet, withSARIF bool) {
+	o.fs = fs
 	o.fail = failLevel{sev: finding.Warning}
 	fs.BoolVar(&o.json, "json", false, "print one JSON object (source, findings, summary) on stdout")
 	if withSARIF {
@@ -70,6 +72,15 @@ func (o *outputFlags) register(fs *flag.FlagSet, withSARIF bool) {
 func (o *outputFlags) check(e *Env) (int, bool) {
 	if o.json && o.sarif {
 		return e.usageError("-json and -sarif cannot be used together"), false
+	}
+	// The report replaces the file -html names: never an input the user
+	// named beside it (a profile saved as report.html, a typo'd argument).
+	if o.html != "" && o.fs != nil {
+		for _, in := range o.fs.Args() {
+			if sameFile(o.html, in) {
+				return e.usageError("-html %s is an input of this run: name another file for the report", o.html), false
+			}
+		}
 	}
 	return 0, true
 }

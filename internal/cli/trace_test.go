@@ -161,3 +161,34 @@ func TestTraceHTMLTimeline(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLNotAnInput: -html never replaces an input named beside it, by
+// its own name or through a symbolic link; the input is left as it was.
+func TestHTMLNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(profileData("busyselect.pb.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "cpu.pb.gz")
+	if err := os.WriteFile(in, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "report.html")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{in, link} {
+		code, _, stderr := run(t, "", "profile", "-html", out, in)
+		if code != ExitError || !strings.Contains(stderr, "is an input of this run") {
+			t.Errorf("profile -html %s %s: code %d, stderr %q; want a usage error", out, in, code, stderr)
+		}
+	}
+	if got, err := os.ReadFile(in); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the input changed (err %v)", err)
+	}
+	// Another file is written as before.
+	if code, _, stderr := run(t, "", "profile", "-fail", "none", "-html", filepath.Join(dir, "r.html"), in); code != ExitClean {
+		t.Errorf("profile -html r.html: code %d, stderr %q", code, stderr)
+	}
+}
