@@ -26,7 +26,7 @@ type outputFlags struct {
 	sarif bool
 	wide  bool
 	fail  failLevel
-	html  string // -html FILE: also write the report as one self-contained HTML file
+	html  string        // -html FILE: also write the report as one self-contained HTML file
 	fs    *flag.FlagSet // the command's flags: its arguments are the inputs
 }
 
