@@ -17,13 +17,13 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schedoctor/schedoctor/goroutines"
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
+	"github.com/schedoctor/schedoctor/internal/procstat"
 )
 
 // Kinds of capture, in the order Run takes them. The goroutine profile
@@ -509,30 +509,14 @@ func isDump(b []byte) error {
 }
 
 // procCPU returns the user+system CPU seconds of pid from /proc/PID/stat,
-// -1 when unknown. USER_HZ is 100 on every Linux the kernel ABI allows
-// user space to see (sysconf(_SC_CLK_TCK)).
+// -1 when unknown.
 func procCPU(pid int) float64 {
 	if pid <= 0 {
 		return -1
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return -1
 	}
-	// The command name may hold spaces and parentheses: fields start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	if len(f) < 13 {
-		return -1
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return float64(ut+st) / 100
+	return st.CPU().Seconds()
 }

@@ -1,18 +1,15 @@
 package demo
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-)
 
-// clockTicks is USER_HZ, the unit of /proc/stat and /proc/PID/stat: 100
-// on every Linux that user space can see (sysconf(_SC_CLK_TCK)).
-const clockTicks = 100
+	"github.com/schedoctor/schedoctor/internal/procstat"
+)
 
 // readSample reads the machine's busy time from the first line of
 // /proc/stat (user, nice, system, irq, softirq: what the CPUs spent
@@ -34,7 +31,7 @@ func readSample() (sample, error) {
 		if err != nil {
 			return s, fmt.Errorf("/proc/stat: field %d of %q: %w", i, lines[0], err)
 		}
-		s.busy += v / clockTicks
+		s.busy += v / procstat.UserHZ
 	}
 	for _, l := range lines[1:] {
 		if strings.HasPrefix(l, "cpu") && len(l) > 3 && l[3] >= '0' && l[3] <= '9' {
@@ -57,23 +54,9 @@ func readSample() (sample, error) {
 // processCPU returns the CPU seconds (user+system) pid has used, from
 // /proc/PID/stat; -1 when unknown.
 func processCPU(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return -1
 	}
-	// The command name may hold spaces and parentheses: fields start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 { // f[11], f[12] are fields 14 and 15, utime and stime
-		return -1
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return float64(ut+st) / clockTicks
+	return st.CPU().Seconds()
 }

@@ -24,13 +24,14 @@ const layers = `
 # Helpers that import nothing of the module: escaping and layout for the
 # terminal, bounded reads of untrusted input, the one HTTP GET, the one
 # file writer, an input's kind from its first bytes, cgroup files,
-# statistics, load generation.
+# /proc/PID/stat, statistics, load generation.
 NONE
 < internal/textsafe, internal/sysread, internal/httpfetch,
-  internal/safewrite, internal/sniff, procs/cgroup, sweep/stats,
-  sweep/loadgen;
+  internal/safewrite, internal/sniff, procs/cgroup, internal/procstat,
+  sweep/stats, sweep/loadgen;
 
-internal/textsafe < viz, internal/textlayout, sweep/proc;
+internal/textsafe < viz, internal/textlayout;
+internal/textsafe, internal/procstat < sweep/proc;
 viz < internal/vizbuild;
 internal/sysread < procs/gobin;
 internal/httpfetch, internal/sysread < host/probe;
@@ -44,7 +45,7 @@ NONE < finding;
 # and its first line, for the error that says what it was instead).
 finding, internal/textsafe, internal/sysread, internal/httpfetch,
 internal/safewrite, internal/sniff, internal/textlayout, viz,
-internal/vizbuild
+internal/vizbuild, internal/procstat
 < BASE;
 
 # Sources: each reads one kind of evidence and judges it into findings.

@@ -8,11 +8,9 @@ import (
 	"os"
 	"strconv"
 	"time"
-)
 
-// userHZ is the unit of /proc/stat's CPU times. The kernel reports them in
-// USER_HZ, which is 100 on every Linux architecture Go supports.
-const userHZ = 100
+	"github.com/schedoctor/schedoctor/internal/procstat"
+)
 
 // MachineCPU is the whole machine's CPU time from the first line of
 // /proc/stat: Busy is every state but idle and iowait, summed over CPUs.
@@ -60,7 +58,7 @@ func ParseProcStat(b []byte) (time.Duration, error) {
 				ticks += n
 			}
 		}
-		return time.Duration(ticks) * (time.Second / userHZ), nil
+		return time.Duration(ticks) * (time.Second / procstat.UserHZ), nil
 	}
 	return 0, errors.New("no aggregate cpu line")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedoctor/schedoctor/internal/procstat"
 	"github.com/schedoctor/schedoctor/internal/textsafe"
 )
 
@@ -30,45 +31,24 @@ type procInfo struct {
 	Comm                 string
 }
 
-// parseStat parses /proc/PID/stat. The command name is in parentheses and
-// may itself hold spaces and parentheses, so the fields are counted from
-// the last ')'.
+// parseStat parses /proc/PID/stat (internal/procstat knows its layout).
 func parseStat(pid int, b []byte) (procInfo, error) {
-	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	st, err := procstat.Parse(b)
+	if err != nil {
+		return procInfo{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	f := strings.Fields(string(b[end+1:]))
-	// From the state (field 3): 4 ppid, 5 pgrp, 6 session, 14 utime,
-	// 15 stime, 22 starttime.
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: %d fields after the name, want at least 20", pid, len(f))
-	}
-	num := func(i int) (uint64, error) {
-		v, err := strconv.ParseUint(f[i-3], 10, 63)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: field %d: %w", pid, i, err)
-		}
-		return v, nil
-	}
-	var v [23]uint64
-	for _, i := range []int{4, 5, 6, 14, 15, 22} {
-		n, err := num(i)
-		if err != nil {
-			return procInfo{}, err
-		}
-		v[i] = n
-	}
-	if v[4] > 1<<31 || v[5] > 1<<31 || v[6] > 1<<31 || v[14] > 1<<40 || v[15] > 1<<40 {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: values out of range", pid)
-	}
+	return infoOf(pid, st), nil
+}
+
+// infoOf is what the cleanup needs of a stat line.
+func infoOf(pid int, st procstat.Stat) procInfo {
 	return procInfo{
-		PID: pid, PPID: int(v[4]), PGID: int(v[5]), SID: int(v[6]),
-		State: f[0][0],
-		Start: v[22],
-		CPU:   time.Duration(v[14]+v[15]) * (time.Second / userHZ),
-		Comm:  string(b[open+1 : end]),
-	}, nil
+		PID: pid, PPID: st.PPID, PGID: st.PGID, SID: st.SID,
+		State: st.State,
+		Start: st.Start,
+		CPU:   st.CPU(),
+		Comm:  st.Comm,
+	}
 }
 
 // Tagged is a process that carries a sweep's tag.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/schedoctor/schedoctor/internal/procstat"
 )
 
 // maxProcFile bounds every /proc file read here: stat is one line, and an
@@ -28,11 +30,11 @@ func readSmall(path string) ([]byte, error) {
 
 // readProcInfo reads /proc/PID/stat.
 func readProcInfo(pid int) (procInfo, error) {
-	b, err := readSmall("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return procInfo{}, err
 	}
-	return parseStat(pid, b)
+	return infoOf(pid, st), nil
 }
 
 // alive reports whether the process is still the one seen (same start
