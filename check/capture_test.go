@@ -317,3 +317,41 @@ func TestHasScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestPathPrefix: pprof behind a path prefix, as the Kubernetes API
+// server's pod proxy serves it (kubectl proxy, then
+// /api/v1/namespaces/NS/pods/POD:PORT/proxy/debug/pprof/...): the base URL
+// keeps the prefix, given with or without /debug/pprof, and every capture
+// is asked under it.
+func TestPathPrefix(t *testing.T) {
+	const prefix = "/api/v1/namespaces/prod/pods/api-0:6060/proxy"
+	pp := http.NewServeMux()
+	pp.HandleFunc("/debug/pprof/", pprof.Index)
+	pp.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	pp.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	var outside atomic.Int32
+	mux := http.NewServeMux()
+	mux.Handle(prefix+"/", http.StripPrefix(prefix, pp))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		outside.Add(1)
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, base := range []string{srv.URL + prefix, srv.URL + prefix + "/debug/pprof/"} {
+		s, err := Run(context.Background(), base, Options{Seconds: 1, TraceSeconds: 1, DeltaSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{KindProfile, KindTrace, KindGoroutineStartProto, KindMutex} {
+			if c := s.Get(k); c == nil || !c.OK() {
+				t.Errorf("%s: %s capture %+v; want it taken under the prefix", base, k, c)
+			}
+		}
+	}
+	// The live monitor's path is probed too (a guess, under the prefix as
+	// well); nothing else is asked outside the prefix.
+	if n := outside.Load(); n != 0 {
+		t.Errorf("%d requests outside the prefix", n)
+	}
+}
