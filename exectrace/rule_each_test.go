@@ -84,6 +84,34 @@ func TestEachRule(t *testing.T) {
 		{name: "slow wake-ups on a withholding host", run: schedLatency, id: "SD301", n: 1, sev: finding.Warning, shared: hostWithheld, edit: func(s *Summary) {
 			s.Latency.Woken.P99 = 25 * time.Millisecond
 		}, why: "the host withheld CPU"},
+		// A heavy waker whose wakees are the tail is the cause, reported
+		// by SD316 at warning; SD301 follows at info, at the waker's line.
+		{name: "slow wake-ups of a heavy waker", run: schedLatency, id: "SD301", n: 1, sev: finding.Info, line: 54, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			s.Wakers = []WakerSummary{heavyWaker(4000, 24*time.Millisecond)}
+		}, why: "main.go:54 (a close of a channel) wakes 300 goroutines at once, 20 times a second, and they queue for the 2 Ps: 80% of the starts"},
+		// Close negatives: its wakees too few of the starts, or not the
+		// tail, or no heavy burst: the Ps' saturation stays the cause.
+		{name: "slow wake-ups, a heavy waker of few", run: schedLatency, id: "SD301", n: 1, sev: finding.Warning, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			s.Wakers = []WakerSummary{heavyWaker(2400, 25*time.Millisecond)}
+		}, why: "find no free P"},
+		{name: "slow wake-ups, a heavy waker's wakees quick", run: schedLatency, id: "SD301", n: 1, sev: finding.Warning, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			s.Wakers = []WakerSummary{heavyWaker(4000, 22*time.Millisecond)}
+		}, why: "find no free P"},
+		{name: "slow wake-ups, a waker of no heavy burst", run: schedLatency, id: "SD301", n: 1, sev: finding.Warning, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			w := heavyWaker(4000, 25*time.Millisecond)
+			w.Heavy = heavyBurstRepeats - 1
+			s.Wakers = []WakerSummary{w}
+		}, why: "find no free P"},
+		{name: "slow wake-ups, a runtime waker", run: schedLatency, id: "SD301", n: 1, sev: finding.Warning, edit: func(s *Summary) {
+			s.Latency.Woken.P99 = 25 * time.Millisecond
+			w := heavyWaker(4000, 25*time.Millisecond)
+			w.Location = finding.Location{File: "/usr/local/go/src/runtime/netpoll.go", Line: 1, Function: "runtime.netpoll"}
+			s.Wakers = []WakerSummary{w}
+		}, why: "find no free P"},
 
 		// SD302
 		{name: "backlog with slow wake-ups", run: runnableBacklog, id: "SD302", n: 1, sev: finding.Warning, line: 10, edit: func(s *Summary) {
@@ -275,4 +303,13 @@ func TestRuleTable(t *testing.T) {
 	if !reflect.DeepEqual(alone, all) {
 		t.Errorf("the rules run one by one give %v, Findings %v", rules(alone), rules(all))
 	}
+}
+
+// heavyWaker is a waker SD316 reports: main.go:54 closing a channel that
+// 300 goroutines wait on, 20 times a second; starts of its wakees and
+// their p99 as given.
+func heavyWaker(starts int, p99 time.Duration) WakerSummary {
+	return WakerSummary{Location: finding.Location{File: "/src/app/main.go", Line: 54, Function: "main.publish"},
+		How: "a close of a channel", Wakes: starts, Bursts: 20, MaxBurst: 300, Heavy: 20, HeavyMean: 300, HeavyPerS: 20,
+		Latency: Percentiles{Count: uint64(starts), P50: time.Millisecond, P99: p99}}
 }

@@ -8,9 +8,10 @@ import (
 
 // schedLatency is SD301: starts after a wait are slow; below the gate, a
 // tail worth naming is reported as info. The cause named is the shared
-// one: a spin, a lock convoy or sleep poll, or the host.
+// one: a spin, a lock convoy or sleep poll, a heavy waker whose wakees
+// are the tail, or the host.
 func schedLatency(r *ruleCtx) {
-	s, c, convoy, host, users := r.s, r.cause, r.convoy, r.host, r.users
+	s, c, convoy, host, users, wk := r.s, r.cause, r.convoy, r.host, r.users, r.waker
 	if w := s.Latency.Woken; (w.Count >= latencyMinimum && w.P99 >= latencyP99) || (w.Count >= tailMinimum && w.P99 >= tailP99) {
 		sev := finding.MustLookup("SD301").Severity
 		if w.Count < latencyMinimum || w.P99 < latencyP99 {
@@ -28,6 +29,17 @@ func schedLatency(r *ruleCtx) {
 			why, fix = convoy.text, convoy.fix
 			locs = append(locs, convoy.lock.Location)
 			sev = consequence
+		case wk != nil:
+			// The Ps may be idle most of the time: what queues is one
+			// burst at a time, every goroutine the waker woke at once.
+			why = fmt.Sprintf("%s:%d (%s) wakes %d goroutines at once, %.0f times a second, and they queue for the %d Ps: %.0f%% of the starts after a wait are theirs, p99 %v (SD316)",
+				shortFile(wk.Location.File), wk.Location.Line, wk.How, wk.HeavyMean, wk.HeavyPerS, s.Procs.GOMAXPROCS,
+				100*float64(wk.Latency.Count)/float64(max(w.Count, 1)), dur(wk.Latency.P99))
+			fix = wakerFix
+			locs = append(locs, wk.Location)
+			if wakerSeverity(wk) >= sev {
+				sev = consequence // SD316 reports the cause at least as high
+			}
 		case host != "":
 			why, fix = host, hostFix
 		}

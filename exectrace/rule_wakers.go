@@ -14,13 +14,10 @@ import (
 func ruleWakers(s *Summary, _ Options) []finding.Finding {
 	var out []finding.Finding
 	for _, w := range s.Wakers {
-		if w.Heavy < heavyBurstRepeats || w.Location.File == "" || !isUserFunc(w.Location.Function) {
+		if !reportedWaker(&w) {
 			continue
 		}
-		sev := finding.Info
-		if w.Latency.P99 >= heavyWarnP99 {
-			sev = finding.MustLookup("SD316").Severity
-		}
+		sev := wakerSeverity(&w)
 		f := finding.Finding{Rule: "SD316", Severity: sev,
 			What: fmt.Sprintf("%s:%d (%s) woke %d goroutines at once (up to %d), %.0f times a second",
 				shortFile(w.Location.File), w.Location.Line, w.How, w.HeavyMean, w.MaxBurst, w.HeavyPerS),
@@ -46,4 +43,19 @@ func ruleWakers(s *Summary, _ Options) []finding.Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// reportedWaker says whether SD316 reports w: heavy bursts again and
+// again, at a line of the user's.
+func reportedWaker(w *WakerSummary) bool {
+	return w.Heavy >= heavyBurstRepeats && w.Location.File != "" && isUserFunc(w.Location.Function)
+}
+
+// wakerSeverity is SD316's severity for a reported waker: a warning when
+// the goroutines it woke waited heavyWarnP99 or more at the p99.
+func wakerSeverity(w *WakerSummary) finding.Severity {
+	if w.Latency.P99 >= heavyWarnP99 {
+		return finding.MustLookup("SD316").Severity
+	}
+	return finding.Info
 }

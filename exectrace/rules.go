@@ -16,6 +16,14 @@ const (
 	// SD301: p99 latency of starts after a wait, and enough of them.
 	latencyP99     = 20 * time.Millisecond
 	latencyMinimum = 500
+	// SD301's cause is a heavy waker (SD316) when the starts of the
+	// goroutines it woke are this share of the starts after a wait and
+	// their p99 is this share of the trace's: the tail is theirs. In the recordings it is
+	// all or nothing: nats-server's flush signal woke 99% of the wakees
+	// (p99 92.3ms, the trace's 92.3ms), cskr/pubsub's send 100% (302ms,
+	// 302ms); steady fan-outs have no heavy burst at all.
+	wakerTailPct    = 50.0
+	wakerTailP99Pct = 90.0
 	// SD302: share of time with more runnable goroutines than Ps; warning
 	// when woken goroutines' p99 latency is also above backlogWokenP99.
 	backlogPct      = 50.0
@@ -127,6 +135,7 @@ type ruleCtx struct {
 	cause    cause          // what the spinning sites say about the Ps' busy time
 	host     string         // the host withheld the CPU: why, else ""
 	convoy   convoy         // the lock convoy, else the sleep poll, that explains the queue
+	waker    *WakerSummary  // the heavy waker (SD316) whose wakees are the latency tail, else nil
 	out      []finding.Finding
 }
 
@@ -189,7 +198,27 @@ func newRuleCtx(s *Summary, opt Options, judge Judge) *ruleCtx {
 		// handed the lock one at a time), else a sleep poll
 		r.convoy = pollOf(s, r.secs)
 	}
+	r.waker = tailWaker(s)
 	return r
+}
+
+// tailWaker returns the waker SD316 reports whose wakees make the
+// scheduling-latency tail after a wait (wakerTailPct, wakerTailP99Pct),
+// the one that woke most when several do; nil when none.
+func tailWaker(s *Summary) *WakerSummary {
+	w := s.Latency.Woken
+	var best *WakerSummary
+	for i := range s.Wakers {
+		k := &s.Wakers[i]
+		if !reportedWaker(k) || 100*float64(k.Latency.Count) < wakerTailPct*float64(w.Count) ||
+			100*float64(k.Latency.P99) < wakerTailP99Pct*float64(w.P99) {
+			continue
+		}
+		if best == nil || k.Latency.Count > best.Latency.Count {
+			best = k
+		}
+	}
+	return best
 }
 
 // stallList prints the first n stalls: "58ms at 1.203s (GC mark termination)".

@@ -14,6 +14,8 @@ func RuleThresholds() map[string][]finding.Threshold {
 			{Name: "p99 of a thinner tail", Value: ms(tailP99), Unit: "ms", Meaning: "info, with enough starts"},
 			{Name: "starts in that tail", Value: tailMinimum, Meaning: "needed for the info"},
 			{Name: "Ps' busy time held by goroutines that run until preempted", Value: spinExplainPct, Unit: "%", Meaning: "they are named as the cause (a spin or compute)"},
+			{Name: "share of the starts after a wait woken by one heavy waker (SD316)", Value: wakerTailPct, Unit: "%", Meaning: "the waker is named as the cause, with the next"},
+			{Name: "its wakees' p99 against the trace's", Value: wakerTailP99Pct, Unit: "%", Meaning: "at least, with the previous"},
 		},
 		"SD302": {
 			{Name: "time with more runnable goroutines than GOMAXPROCS", Value: backlogPct, Unit: "%", Meaning: "reported"},
