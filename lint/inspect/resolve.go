@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schedoctor/schedoctor/finding"
@@ -137,6 +138,18 @@ func (r *Resolver) budget() Budget {
 		b.Time = d.Time
 	}
 	return b
+}
+
+// deadline is when the run's time budget ends: its first read plus
+// Budget.Time (from now, before the first read).
+func (r *Resolver) deadline() time.Time {
+	b := r.budget()
+	r.spent.mu.Lock()
+	defer r.spent.mu.Unlock()
+	if r.spent.start.IsZero() {
+		return time.Now().Add(b.Time)
+	}
+	return r.spent.start.Add(b.Time)
 }
 
 // charge counts a package (pkg) or one file of size bytes against the
@@ -509,7 +522,7 @@ func (r *Resolver) parse(path string, loc srcLoc) (*fileEntry, error) {
 		fe.lines++
 	}
 	fe.files = append(fe.files, r.siblings(fset, root, loc, abs, f.Name.Name)...)
-	fe.check()
+	fe.check(r.deadline())
 	return fe, nil
 }
 
@@ -560,9 +573,10 @@ func (r *Resolver) siblings(fset *token.FileSet, root *os.Root, loc srcLoc, path
 }
 
 // check type checks the files, ignoring every error: the standard library
-// comes from export data, other imports are empty packages. What cannot be
-// typed is left untyped and the classifier falls back on syntax there.
-func (fe *fileEntry) check() {
+// comes from export data until deadline (see lenientImporter), other
+// imports are empty packages. What cannot be typed is left untyped and the
+// classifier falls back on syntax there.
+func (fe *fileEntry) check(deadline time.Time) {
 	fe.info = &types.Info{
 		Types:        map[ast.Expr]types.TypeAndValue{},
 		Defs:         map[*ast.Ident]types.Object{},
@@ -574,7 +588,7 @@ func (fe *fileEntry) check() {
 		FileVersions: map[*ast.File]string{},
 	}
 	conf := types.Config{
-		Importer:         lenientImporter{},
+		Importer:         lenientImporter{deadline: deadline},
 		Error:            func(error) {},
 		Sizes:            types.SizesFor("gc", runtime.GOARCH),
 		FakeImportC:      true,
@@ -613,28 +627,53 @@ var stdImporter = struct {
 	sync.Mutex
 	imp    types.Importer
 	failed map[string]bool // paths it could not import: asked once, not per file
+	// late is set while an import that outlived a run's deadline is still
+	// running: the go command is building the package (a cold build
+	// cache), which can take minutes. Imports asked meanwhile are not
+	// queued behind it; once it ends, the export data is in the cache.
+	late atomic.Bool
 }{imp: importer.Default(), failed: map[string]bool{}}
 
 // lenientImporter imports the standard library and gives every other path
 // an empty, complete package: a binary built elsewhere rarely has its
 // dependencies here, and asking the go command for them could reach the
-// network.
-type lenientImporter struct{}
+// network. A standard-library import still running at deadline is given
+// up (the go command finishes in the background): the source reading keeps
+// its time budget, and the file is typed without that package.
+type lenientImporter struct {
+	deadline time.Time
+}
 
-func (lenientImporter) Import(path string) (*types.Package, error) {
-	if finding.StdPackage(path) {
-		stdImporter.Lock()
-		var p *types.Package
-		err := errors.New("failed before")
-		if !stdImporter.failed[path] {
-			p, err = stdImporter.imp.Import(path)
+func (li lenientImporter) Import(path string) (*types.Package, error) {
+	if finding.StdPackage(path) && !stdImporter.late.Load() {
+		type result struct {
+			p   *types.Package
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			stdImporter.Lock()
+			defer stdImporter.Unlock()
+			if stdImporter.failed[path] {
+				done <- result{err: errors.New("failed before")}
+				return
+			}
+			p, err := stdImporter.imp.Import(path)
 			if err != nil {
 				stdImporter.failed[path] = true
 			}
-		}
-		stdImporter.Unlock()
-		if err == nil {
-			return p, nil
+			stdImporter.late.Store(false)
+			done <- result{p, err}
+		}()
+		t := time.NewTimer(time.Until(li.deadline))
+		defer t.Stop()
+		select {
+		case r := <-done:
+			if r.err == nil {
+				return r.p, nil
+			}
+		case <-t.C:
+			stdImporter.late.Store(true)
 		}
 	}
 	name := path[strings.LastIndexByte(path, '/')+1:]

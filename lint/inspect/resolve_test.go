@@ -3,6 +3,9 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"go/constant"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,4 +259,62 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("%q: read %s through a link or ../", recorded, loop.Path)
 		}
 	})
+}
+
+// gatedImporter stands for the go command's export data: "net/http" waits
+// for gate (a build on a cold cache), every other path answers at once
+// with a package that declares Marker.
+type gatedImporter struct{ gate chan struct{} }
+
+func (g gatedImporter) Import(path string) (*types.Package, error) {
+	if path == "net/http" {
+		<-g.gate
+	}
+	p := types.NewPackage(path, path[strings.LastIndexByte(path, '/')+1:])
+	p.Scope().Insert(types.NewConst(token.NoPos, p, "Marker", types.Typ[types.Int], constant.MakeInt64(1)))
+	p.MarkComplete()
+	return p, nil
+}
+
+// TestStdImportDeadline: a standard-library import still running at the
+// run's deadline (the go command building on a cold cache) is given up,
+// the file is typed without it, imports asked meanwhile do not queue
+// behind it, and once it ends the importer is used again.
+func TestStdImportDeadline(t *testing.T) {
+	gate := make(chan struct{})
+	saved := stdImporter.imp
+	stdImporter.Lock()
+	stdImporter.imp = gatedImporter{gate}
+	stdImporter.Unlock()
+	t.Cleanup(func() {
+		stdImporter.Lock()
+		stdImporter.imp = saved
+		delete(stdImporter.failed, "net/http")
+		stdImporter.Unlock()
+	})
+	start := time.Now()
+	p, err := lenientImporter{deadline: start.Add(100 * time.Millisecond)}.Import("net/http")
+	if err != nil || !p.Complete() || p.Scope().Lookup("Marker") != nil {
+		t.Fatalf("import past the deadline: %v, %v; want an empty complete package", p, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("import past a 100ms deadline returned after %v", d)
+	}
+	// Meanwhile: not queued behind the build, typed without.
+	start = time.Now()
+	p, _ = lenientImporter{deadline: start.Add(time.Minute)}.Import("strings")
+	if p.Scope().Lookup("Marker") != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("an import during the slow one: %v after %v; want an empty package at once", p, time.Since(start))
+	}
+	close(gate)
+	for deadline := time.Now().Add(10 * time.Second); stdImporter.late.Load(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow import never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p, _ = lenientImporter{deadline: time.Now().Add(time.Minute)}.Import("strings")
+	if p.Scope().Lookup("Marker") == nil {
+		t.Errorf("after the slow import ended: %v; want the importer's package", p)
+	}
 }
