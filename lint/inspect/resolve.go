@@ -629,7 +629,7 @@ var stdImporter = struct {
 	failed map[string]bool // paths it could not import: asked once, not per file
 	// late is set while an import that outlived a run's deadline is still
 	// running: the go command is building the package (a cold build
-	// cache), which can take minutes. Imports asked meanwhile are not
+	// cache: 19 s for net/http on two CPUs). Imports asked meanwhile are not
 	// queued behind it; once it ends, the export data is in the cache.
 	late atomic.Bool
 }{imp: importer.Default(), failed: map[string]bool{}}
