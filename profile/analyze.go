@@ -214,7 +214,8 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 		opt.Top = 5
 	}
 	c := classify.New()
-	a := &analysis{p: merged, c: c, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a := newAnalysis(merged)
+	a.c, a.th, a.top = c, th, opt.Top
 	a.ft = newFrameTable(a, a.countIndex())
 	// One class per stack: the samples of a stack differ in their labels only.
 	firsts := make([]int, len(a.ft.groups))
@@ -291,6 +292,7 @@ type causeAcc struct {
 	callersTotal      int64
 	callersCount      int64 // samples behind callers
 	heaviest          int   // sample index of the heaviest sample
+	heaviestV         int64 // its CPU
 }
 
 type analysis struct {
@@ -299,7 +301,8 @@ type analysis struct {
 	classes []classify.Class // by stack group (ft.groups)
 	th      Thresholds
 	top     int
-	vi      int // index of the CPU value
+	vi      int   // index of the CPU value
+	per     int64 // nanoseconds per unit of it: the period for a count of samples, else 1
 	ft      *frameTable
 
 	total, count      int64
@@ -310,13 +313,18 @@ type analysis struct {
 	perProfilePreempt float64
 }
 
+// newAnalysis starts the analysis of a CPU profile (checkCPU passed).
+func newAnalysis(p *profile.Profile) *analysis {
+	a := &analysis{p: p, vi: cpuIndex(p), per: 1}
+	if p.SampleType[a.vi].Type == "samples" {
+		a.per = max(p.Period, 1)
+	}
+	return a
+}
+
 // value is the sample's CPU time in nanoseconds.
 func (a *analysis) value(s *profile.Sample) int64 {
-	v := max(s.Value[a.vi], 0) // a negative CPU time is nonsense: count it as none
-	if st := a.p.SampleType[a.vi]; st.Type == "samples" {
-		v *= max(a.p.Period, 1)
-	}
-	return v
+	return max(s.Value[a.vi], 0) * a.per // a negative CPU time is nonsense: count it as none
 }
 
 // count is the sample's number of samples (the samples/count value when
@@ -348,7 +356,7 @@ func (a *analysis) tally(nprof int) error {
 		ac := a.acc[cl.Cause]
 		if ac == nil {
 			ac = &causeAcc{rules: map[int]int64{}, labels: map[labelKV]int64{}, lines: map[lineKey]int64{},
-				callers: map[lineKey]int64{}, heaviest: i}
+				callers: map[lineKey]int64{}, heaviest: i, heaviestV: v}
 			a.acc[cl.Cause] = ac
 		}
 		for k, vs := range s.Label {
@@ -359,8 +367,8 @@ func (a *analysis) tally(nprof int) error {
 				ac.labels[labelKV{k, lv}] += v
 			}
 		}
-		if v > a.value(a.p.Sample[ac.heaviest]) {
-			ac.heaviest = i
+		if v > ac.heaviestV {
+			ac.heaviest, ac.heaviestV = i, v
 		}
 	}
 	// Per stack: the sums, which do not depend on the labels.
@@ -392,6 +400,7 @@ func (a *analysis) tally(nprof int) error {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
+	var hints []classify.Cause
 	for gi, g := range a.ft.groups {
 		cl := a.classes[gi]
 		if !cl.HasUser() {
@@ -402,7 +411,8 @@ func (a *analysis) tally(nprof int) error {
 		// not about how often the call drives the scheduler: it counts for
 		// the GC causes only.
 		allocates := a.c.HintsFor(cl, classify.GCMark)
-		for _, cause := range a.c.HintCauses(cl) {
+		hints = a.c.AppendHintCauses(hints[:0], cl)
+		for _, cause := range hints {
 			if allocates && cause != classify.GCMark && cause != classify.GCAssist && cause != classify.GCSweep {
 				continue
 			}
