@@ -286,7 +286,7 @@ type labelKV struct{ key, value string }
 type causeAcc struct {
 	value, count, cut int64
 	rules             map[int]int64
-	labels            map[labelKV]int64
+	labels            causeLabels
 	lines             map[lineKey]int64
 	callers           map[lineKey]int64
 	callersTotal      int64
@@ -350,23 +350,22 @@ func (a *analysis) countIndex() int {
 func (a *analysis) tally(nprof int) error {
 	a.acc = map[classify.Cause]*causeAcc{}
 	// Per sample: the label breakdown and the heaviest sample of each cause.
+	var lt labelTally
+	byGroup := make([]*causeAcc, len(a.ft.groups)) // the cause's of each stack group, once looked up
 	for i, s := range a.p.Sample {
-		cl := a.classes[a.ft.group[i]]
+		g := a.ft.group[i]
 		v := a.value(s)
-		ac := a.acc[cl.Cause]
+		ac := byGroup[g]
 		if ac == nil {
-			ac = &causeAcc{rules: map[int]int64{}, labels: map[labelKV]int64{}, lines: map[lineKey]int64{},
-				callers: map[lineKey]int64{}, heaviest: i, heaviestV: v}
-			a.acc[cl.Cause] = ac
-		}
-		for k, vs := range s.Label {
-			if k == CauseLabel {
-				continue
+			cause := a.classes[g].Cause
+			if ac = a.acc[cause]; ac == nil {
+				ac = &causeAcc{rules: map[int]int64{}, lines: map[lineKey]int64{}, callers: map[lineKey]int64{},
+					heaviest: i, heaviestV: v}
+				a.acc[cause] = ac
 			}
-			for _, lv := range vs {
-				ac.labels[labelKV{k, lv}] += v
-			}
+			byGroup[g] = ac
 		}
+		lt.add(s, v, &ac.labels)
 		if v > ac.heaviestV {
 			ac.heaviest, ac.heaviestV = i, v
 		}
@@ -458,8 +457,11 @@ func (a *analysis) tally(nprof int) error {
 		slices.SortFunc(row.Rules, func(x, y RuleShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
 		})
-		for l, v := range ac.labels {
-			row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(v, ac.value)})
+		for id, seen := range ac.labels.seen {
+			if seen {
+				l := lt.labels[id]
+				row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(ac.labels.v[id], ac.value)})
+			}
 		}
 		slices.SortFunc(row.Labels, func(x, y LabelShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Label, y.Label))

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -155,8 +157,11 @@ func fleetProfile(b *testing.B, n int) []byte {
 // file (the floor: every pprof tool starts with it) beside what
 // `schedoctor profile FILE` does with it (Read with the default limits,
 // then Analyze), in the same run: the goal is at most twice Parse's time
-// and memory. Beside the wall time, cpu-ns/op is the process's CPU time
-// (every thread: the collector's included) per operation, the steadier
+// and memory. Each operation starts on a collected heap, as a command
+// does (outside the timer: runtime.GC), so that the collections an
+// operation pays are its own, not those the one before left due; beside
+// the wall time, cpu-ns/op is the process's CPU time during the
+// operations (every thread: the collector's included), the steadier
 // figure on a shared machine.
 func BenchmarkFleet(b *testing.B) {
 	for _, n := range fleetSizes {
@@ -164,9 +169,7 @@ func BenchmarkFleet(b *testing.B) {
 		b.Run(name+"/parse", func(b *testing.B) {
 			data := fleetProfile(b, n)
 			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			defer reportCPU(b)()
-			for b.Loop() {
+			fleetLoop(b, func() {
 				p, err := profile.Parse(bytes.NewReader(data))
 				if err != nil {
 					b.Fatal(err)
@@ -174,14 +177,12 @@ func BenchmarkFleet(b *testing.B) {
 				if len(p.Sample) != n {
 					b.Fatalf("%d samples, want %d", len(p.Sample), n)
 				}
-			}
+			})
 		})
 		b.Run(name+"/schedoctor", func(b *testing.B) {
 			data := fleetProfile(b, n)
 			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			defer reportCPU(b)()
-			for b.Loop() {
+			fleetLoop(b, func() {
 				p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
 				if err != nil {
 					b.Fatal(err)
@@ -193,18 +194,30 @@ func BenchmarkFleet(b *testing.B) {
 				if len(res.Findings) == 0 {
 					b.Fatal("no finding: the planted spin was missed")
 				}
-			}
+			})
 		})
 	}
 }
 
-// reportCPU starts measuring the process's CPU time; the function it
-// returns reports it per operation as cpu-ns/op (where it can be read).
-func reportCPU(b *testing.B) func() {
-	start, ok := processCPU()
-	return func() {
-		if end, ok2 := processCPU(); ok && ok2 && b.N > 0 {
-			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
-		}
+// fleetLoop runs op b.N times, each on a collected heap, and reports its
+// allocations and (where it can be read) its CPU time as cpu-ns/op.
+func fleetLoop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	var cpu time.Duration
+	measured := true
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		start, ok := processCPU()
+		b.StartTimer()
+		op()
+		b.StopTimer()
+		end, ok2 := processCPU()
+		b.StartTimer()
+		cpu += end - start
+		measured = measured && ok && ok2
+	}
+	if measured && b.N > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -26,6 +26,12 @@ type Flame struct {
 	// allocation per node would be most of the cost of a deep profile's.
 	slab []buildNode
 	ids  []int32 // Add's scratch
+	// summed is set once Build has added each node's descendants into
+	// it: until then a node holds only the CPU of the stacks that end
+	// there (AddIDs counts a stack once, at its deepest node, not at
+	// every frame: the nodes it shares with the stack before are not
+	// touched).
+	summed bool
 }
 
 // slabNodes is the nodes of one slab chunk.
@@ -192,13 +198,17 @@ func (b *Flame) AddIDs(rootFirst []int32, value int64, ci int) {
 		return
 	}
 	n := b.root
-	n.value += value
-	n.add(ci, value)
+	count := func(n *buildNode) {
+		if b.summed {
+			n.value += value
+			n.add(ci, value)
+		}
+	}
+	count(n)
 	d := 0 // rootFirst[:d] is b.last[:d], whose nodes are b.path[:d]
 	for d < len(rootFirst) && d < len(b.path) && d < MaxDepth && rootFirst[d] == b.last[d] {
 		n = b.path[d]
-		n.value += value
-		n.add(ci, value)
+		count(n)
 		d++
 	}
 	b.last, b.path = b.last[:d], b.path[:d]
@@ -213,10 +223,40 @@ func (b *Flame) AddIDs(rootFirst []int32, value int64, ci int) {
 			n.addChild(c)
 			b.nodes++
 		}
-		c.value += value
-		c.add(ci, value)
+		count(c)
 		n = c
 		b.last, b.path = append(b.last, ni), append(b.path, c)
+	}
+	if !b.summed {
+		n.value += value
+		n.add(ci, value)
+	}
+}
+
+// sum adds each node's descendants' CPU into it, children first.
+func sum(n *buildNode) {
+	if n.child1 == nil {
+		return
+	}
+	n.sumChild(n.child1)
+	for _, c := range n.children {
+		n.sumChild(c)
+	}
+}
+
+func (n *buildNode) sumChild(c *buildNode) {
+	sum(c)
+	n.value += c.value
+	if c.byCause == nil {
+		if c.cause1 != 0 {
+			n.add(c.cause1-1, c.value1)
+		}
+		return
+	}
+	for ci, v := range c.byCause {
+		if v != 0 {
+			n.add(ci, v)
+		}
 	}
 }
 
@@ -234,6 +274,10 @@ func (b *Flame) newNode(ni int32) *buildNode {
 // is the profile's CPU in cores (Total / duration). Nil when nothing was
 // added.
 func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame {
+	if !b.summed {
+		sum(b.root)
+		b.summed = true
+	}
 	if b.root.value <= 0 {
 		return nil
 	}
