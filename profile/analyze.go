@@ -24,6 +24,10 @@ type Options struct {
 	Thresholds *Thresholds
 	// Top is how many user lines to keep per cause; 0 means 5.
 	Top int
+	// NoFlame leaves out the flame graph (Summary.Flame stays nil): a
+	// caller that renders no HTML report saves its cost, a fifth of the
+	// analysis of a merged fleet profile.
+	NoFlame bool
 }
 
 // Result is what Analyze found: the findings and the cause table.
@@ -228,7 +232,11 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	// groups: it is built beside the tallies, on another CPU when there
 	// is one (a fifth of the analysis of a fleet profile).
 	flame := make(chan *vizbuild.Flame, 1)
-	go func() { flame <- a.flameBuilder() }()
+	if opt.NoFlame {
+		flame <- nil
+	} else {
+		go func() { flame <- a.flameBuilder() }()
+	}
 	if err := a.tally(len(profiles)); err != nil {
 		<-flame
 		return nil, err
@@ -238,7 +246,9 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
-	a.sum.Flame = (<-flame).Build(flameMinShare, flameMaxNodes, a.sum.Cores)
+	if b := <-flame; b != nil {
+		a.sum.Flame = b.Build(flameMinShare, flameMaxNodes, a.sum.Cores)
+	}
 	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: a.classes, group: a.ft.group}, nil
 }
 

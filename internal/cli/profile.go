@@ -140,7 +140,8 @@ PARCA_TOKEN for Parca); -tenant and -username, when given, replace the variables
 		profs = append(profs, p)
 	}
 	restoreGC := analysisGC()
-	res, err := profile.Analyze(profs, profile.Options{})
+	// The flame graph is drawn in the HTML report only.
+	res, err := profile.Analyze(profs, profile.Options{NoFlame: out.html == ""})
 	restoreGC()
 	if err != nil {
 		return e.fail(fmt.Errorf("%s: %w", strings.Join(fs.Args(), ", "), err))
