@@ -156,13 +156,14 @@ func fleetProfile(b *testing.B, n int) []byte {
 // BenchmarkFleet puts, for each size, pprof's own profile.Parse of the
 // file (the floor: every pprof tool starts with it) beside what
 // `schedoctor profile FILE` does with it (Read with the default limits,
-// then Analyze), in the same run: the goal is at most twice Parse's time
-// and memory. Each operation starts on a collected heap, as a command
-// does (outside the timer: runtime.GC), so that the collections an
-// operation pays are its own, not those the one before left due; beside
-// the wall time, cpu-ns/op is the process's CPU time during the
-// operations (every thread: the collector's included), the steadier
-// figure on a shared machine.
+// then Analyze, without the flame graph; with it, as -html does), in the
+// same run: the goal is at most twice Parse's time and memory. Each
+// operation starts on a collected heap, as a command does (outside the
+// timer: runtime.GC), so that the collections an operation pays are its
+// own, not those the one before left due; beside the wall time,
+// cpu-ns/op is the process's CPU time during the operations (every
+// thread: the collector's included), the steadier figure on a shared
+// machine.
 func BenchmarkFleet(b *testing.B) {
 	for _, n := range fleetSizes {
 		name := fmt.Sprintf("%dk", n/1000)
@@ -179,23 +180,30 @@ func BenchmarkFleet(b *testing.B) {
 				}
 			})
 		})
-		b.Run(name+"/schedoctor", func(b *testing.B) {
-			data := fleetProfile(b, n)
-			b.SetBytes(int64(len(data)))
-			fleetLoop(b, func() {
-				p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := Analyze([]*profile.Profile{p}, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(res.Findings) == 0 {
-					b.Fatal("no finding: the planted spin was missed")
-				}
+		// As the command analyses for its text and JSON reports (no
+		// flame graph), and as it does for -html (Analyze's zero Options).
+		for _, mode := range []struct {
+			name string
+			opt  Options
+		}{{"schedoctor", Options{NoFlame: true}}, {"schedoctor-flame", Options{}}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				data := fleetProfile(b, n)
+				b.SetBytes(int64(len(data)))
+				fleetLoop(b, func() {
+					p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := Analyze([]*profile.Profile{p}, mode.opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(res.Findings) == 0 {
+						b.Fatal("no finding: the planted spin was missed")
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
