@@ -24,6 +24,10 @@ type Options struct {
 	Thresholds *Thresholds
 	// Top is how many user lines to keep per cause; 0 means 5.
 	Top int
+	// NoFlame leaves out the flame graph (Summary.Flame stays nil): a
+	// caller that renders no HTML report saves its cost, a fifth of the
+	// analysis of a merged fleet profile.
+	NoFlame bool
 }
 
 // Result is what Analyze found: the findings and the cause table.
@@ -214,7 +218,8 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 		opt.Top = 5
 	}
 	c := classify.New()
-	a := &analysis{p: merged, c: c, th: th, top: opt.Top, vi: cpuIndex(merged)}
+	a := newAnalysis(merged)
+	a.c, a.th, a.top = c, th, opt.Top
 	a.ft = newFrameTable(a, a.countIndex())
 	// One class per stack: the samples of a stack differ in their labels only.
 	firsts := make([]int, len(a.ft.groups))
@@ -227,7 +232,11 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	// groups: it is built beside the tallies, on another CPU when there
 	// is one (a fifth of the analysis of a fleet profile).
 	flame := make(chan *vizbuild.Flame, 1)
-	go func() { flame <- a.flameBuilder() }()
+	if opt.NoFlame {
+		flame <- nil
+	} else {
+		go func() { flame <- a.flameBuilder() }()
+	}
 	if err := a.tally(len(profiles)); err != nil {
 		<-flame
 		return nil, err
@@ -237,7 +246,9 @@ func Analyze(profiles []*profile.Profile, opt Options) (*Result, error) {
 	// Preemption must be sustained: with several profiles, each must show it.
 	a.perProfilePreempt = perProfileShare(profiles, classify.Preempt)
 	a.findings()
-	a.sum.Flame = (<-flame).Build(flameMinShare, flameMaxNodes, a.sum.Cores)
+	if b := <-flame; b != nil {
+		a.sum.Flame = b.Build(flameMinShare, flameMaxNodes, a.sum.Cores)
+	}
 	return &Result{Findings: a.out, Summary: a.sum, merged: merged, classes: a.classes, group: a.ft.group}, nil
 }
 
@@ -285,12 +296,13 @@ type labelKV struct{ key, value string }
 type causeAcc struct {
 	value, count, cut int64
 	rules             map[int]int64
-	labels            map[labelKV]int64
+	labels            causeLabels
 	lines             map[lineKey]int64
 	callers           map[lineKey]int64
 	callersTotal      int64
 	callersCount      int64 // samples behind callers
 	heaviest          int   // sample index of the heaviest sample
+	heaviestV         int64 // its CPU
 }
 
 type analysis struct {
@@ -299,7 +311,8 @@ type analysis struct {
 	classes []classify.Class // by stack group (ft.groups)
 	th      Thresholds
 	top     int
-	vi      int // index of the CPU value
+	vi      int   // index of the CPU value
+	per     int64 // nanoseconds per unit of it: the period for a count of samples, else 1
 	ft      *frameTable
 
 	total, count      int64
@@ -310,13 +323,18 @@ type analysis struct {
 	perProfilePreempt float64
 }
 
+// newAnalysis starts the analysis of a CPU profile (checkCPU passed).
+func newAnalysis(p *profile.Profile) *analysis {
+	a := &analysis{p: p, vi: cpuIndex(p), per: 1}
+	if p.SampleType[a.vi].Type == "samples" {
+		a.per = max(p.Period, 1)
+	}
+	return a
+}
+
 // value is the sample's CPU time in nanoseconds.
 func (a *analysis) value(s *profile.Sample) int64 {
-	v := max(s.Value[a.vi], 0) // a negative CPU time is nonsense: count it as none
-	if st := a.p.SampleType[a.vi]; st.Type == "samples" {
-		v *= max(a.p.Period, 1)
-	}
-	return v
+	return max(s.Value[a.vi], 0) * a.per // a negative CPU time is nonsense: count it as none
 }
 
 // count is the sample's number of samples (the samples/count value when
@@ -342,25 +360,24 @@ func (a *analysis) countIndex() int {
 func (a *analysis) tally(nprof int) error {
 	a.acc = map[classify.Cause]*causeAcc{}
 	// Per sample: the label breakdown and the heaviest sample of each cause.
+	var lt labelTally
+	byGroup := make([]*causeAcc, len(a.ft.groups)) // the cause's of each stack group, once looked up
 	for i, s := range a.p.Sample {
-		cl := a.classes[a.ft.group[i]]
+		g := a.ft.group[i]
 		v := a.value(s)
-		ac := a.acc[cl.Cause]
+		ac := byGroup[g]
 		if ac == nil {
-			ac = &causeAcc{rules: map[int]int64{}, labels: map[labelKV]int64{}, lines: map[lineKey]int64{},
-				callers: map[lineKey]int64{}, heaviest: i}
-			a.acc[cl.Cause] = ac
-		}
-		for k, vs := range s.Label {
-			if k == CauseLabel {
-				continue
+			cause := a.classes[g].Cause
+			if ac = a.acc[cause]; ac == nil {
+				ac = &causeAcc{rules: map[int]int64{}, lines: map[lineKey]int64{}, callers: map[lineKey]int64{},
+					heaviest: i, heaviestV: v}
+				a.acc[cause] = ac
 			}
-			for _, lv := range vs {
-				ac.labels[labelKV{k, lv}] += v
-			}
+			byGroup[g] = ac
 		}
-		if v > a.value(a.p.Sample[ac.heaviest]) {
-			ac.heaviest = i
+		lt.add(s, v, &ac.labels)
+		if v > ac.heaviestV {
+			ac.heaviest, ac.heaviestV = i, v
 		}
 	}
 	// Per stack: the sums, which do not depend on the labels.
@@ -392,6 +409,7 @@ func (a *analysis) tally(nprof int) error {
 		return fmt.Errorf("%w: is this a Go program's CPU profile, and was it symbolized? (every Go profile shows runtime frames)", ErrNoRuntime)
 	}
 	// Hint attribution, for causes whose stacks are largely cut.
+	var hints []classify.Cause
 	for gi, g := range a.ft.groups {
 		cl := a.classes[gi]
 		if !cl.HasUser() {
@@ -402,7 +420,8 @@ func (a *analysis) tally(nprof int) error {
 		// not about how often the call drives the scheduler: it counts for
 		// the GC causes only.
 		allocates := a.c.HintsFor(cl, classify.GCMark)
-		for _, cause := range a.c.HintCauses(cl) {
+		hints = a.c.AppendHintCauses(hints[:0], cl)
+		for _, cause := range hints {
 			if allocates && cause != classify.GCMark && cause != classify.GCAssist && cause != classify.GCSweep {
 				continue
 			}
@@ -448,8 +467,11 @@ func (a *analysis) tally(nprof int) error {
 		slices.SortFunc(row.Rules, func(x, y RuleShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Rule, y.Rule))
 		})
-		for l, v := range ac.labels {
-			row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(v, ac.value)})
+		for id, seen := range ac.labels.seen {
+			if seen {
+				l := lt.labels[id]
+				row.Labels = append(row.Labels, LabelShare{Label: l.key + "=" + l.value, Share: pct(ac.labels.v[id], ac.value)})
+			}
 		}
 		slices.SortFunc(row.Labels, func(x, y LabelShare) int {
 			return cmp.Or(cmp.Compare(y.Share, x.Share), strings.Compare(x.Label, y.Label))

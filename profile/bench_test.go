@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -154,16 +156,21 @@ func fleetProfile(b *testing.B, n int) []byte {
 // BenchmarkFleet puts, for each size, pprof's own profile.Parse of the
 // file (the floor: every pprof tool starts with it) beside what
 // `schedoctor profile FILE` does with it (Read with the default limits,
-// then Analyze), in the same run: the goal is at most twice Parse's time
-// and memory.
+// then Analyze, without the flame graph; with it, as -html does), in the
+// same run: the goal is at most twice Parse's time and memory. Each
+// operation starts on a collected heap, as a command does (outside the
+// timer: runtime.GC), so that the collections an operation pays are its
+// own, not those the one before left due; beside the wall time,
+// cpu-ns/op is the process's CPU time during the operations (every
+// thread: the collector's included), the steadier figure on a shared
+// machine.
 func BenchmarkFleet(b *testing.B) {
 	for _, n := range fleetSizes {
 		name := fmt.Sprintf("%dk", n/1000)
 		b.Run(name+"/parse", func(b *testing.B) {
 			data := fleetProfile(b, n)
 			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
+			fleetLoop(b, func() {
 				p, err := profile.Parse(bytes.NewReader(data))
 				if err != nil {
 					b.Fatal(err)
@@ -171,25 +178,54 @@ func BenchmarkFleet(b *testing.B) {
 				if len(p.Sample) != n {
 					b.Fatalf("%d samples, want %d", len(p.Sample), n)
 				}
-			}
+			})
 		})
-		b.Run(name+"/schedoctor", func(b *testing.B) {
-			data := fleetProfile(b, n)
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := Analyze([]*profile.Profile{p}, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(res.Findings) == 0 {
-					b.Fatal("no finding: the planted spin was missed")
-				}
-			}
-		})
+		// As the command analyses for its text and JSON reports (no
+		// flame graph), and as it does for -html (Analyze's zero Options).
+		for _, mode := range []struct {
+			name string
+			opt  Options
+		}{{"schedoctor", Options{NoFlame: true}}, {"schedoctor-flame", Options{}}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				data := fleetProfile(b, n)
+				b.SetBytes(int64(len(data)))
+				fleetLoop(b, func() {
+					p, err := Read(context.Background(), "fleet.pb.gz", bytes.NewReader(data), ReadOptions{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := Analyze([]*profile.Profile{p}, mode.opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(res.Findings) == 0 {
+						b.Fatal("no finding: the planted spin was missed")
+					}
+				})
+			})
+		}
+	}
+}
+
+// fleetLoop runs op b.N times, each on a collected heap, and reports its
+// allocations and (where it can be read) its CPU time as cpu-ns/op.
+func fleetLoop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	var cpu time.Duration
+	measured := true
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		start, ok := processCPU()
+		b.StartTimer()
+		op()
+		b.StopTimer()
+		end, ok2 := processCPU()
+		b.StartTimer()
+		cpu += end - start
+		measured = measured && ok && ok2
+	}
+	if measured && b.N > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -64,20 +64,19 @@ type frameTable struct {
 	lines map[lineKey]int32           // frame ids
 
 	// group is the stack group of each sample; groups are the groups in
-	// the order of their first sample, and stackLocs their location
-	// indexes, root first, back to back.
+	// the order of their first sample.
 	group     []int32
 	groups    []stackGroup
-	stackLocs []int32
 	maxFrames int // frames of the deepest stack
 }
 
 // stackGroup is the samples with one stack (the same locations).
 type stackGroup struct {
-	id        int32 // its index in groups
-	first     int   // index of its first sample
-	v, n      int64 // summed CPU (ns) and sample count
-	at, depth int32 // its locations: stackLocs[at:at+depth]
+	first int   // index of its first sample
+	v, n  int64 // summed CPU (ns) and sample count
+	// locs are its location indexes, root first (in one of
+	// groupSamples' chunks).
+	locs []int32
 }
 
 func newFrameTable(a *analysis, ci int) *frameTable {
@@ -181,53 +180,127 @@ func (t *frameTable) locIndex(p *profile.Profile, l *profile.Location) int32 {
 }
 
 // groupSamples groups the samples by their locations (the same pointers
-// in the same order), summing their CPU and counts.
+// in the same order), summing their CPU and counts. The groups are found
+// in an open-addressing table of group indexes on a hash of the location
+// IDs. A new group's location indexes are written while its sample's are
+// at hand, into chunks: appended to one slice, they cost a fleet profile
+// as much again in copies as they keep (190 MB at 1M samples, and a
+// collection of the parsed heap with them).
 func (t *frameTable) groupSamples(a *analysis, ci int) {
 	p := a.p
 	t.group = make([]int32, len(p.Sample))
-	byHash := make(map[uint64]int32, len(p.Sample)/2)
+	var tab stackTable
+	tab.init(len(p.Sample) / 4)
+	var chunk []int32
 	for i, s := range p.Sample {
-		h := uint64(14695981039346656037)
-		for _, l := range s.Location {
-			var id uint64
-			if l != nil {
-				id = l.ID
-			}
-			h = (h ^ id) * 1099511628211
-			h ^= h >> 29
-		}
-		h ^= uint64(len(s.Location))
-		// Open addressing on the hash: a collision of two stacks moves on.
+		h := stackHash(s.Location)
 		g := int32(-1)
-		for {
-			gi, ok := byHash[h]
-			if !ok {
+		for at := tab.start(h); ; at = tab.next(at) {
+			gi := tab.slots[at] - 1
+			if gi < 0 {
+				g = int32(len(t.groups))
+				tab.slots[at] = g + 1
+				tab.hashes = append(tab.hashes, h)
+				if cap(chunk)-len(chunk) < len(s.Location) {
+					chunk = make([]int32, 0, max(stackChunk, len(s.Location)))
+				}
+				n0, nf := len(chunk), 0
+				for j := len(s.Location) - 1; j >= 0; j-- {
+					if l := s.Location[j]; l != nil { // CheckValid refuses nil ones
+						li := t.locIndex(p, l)
+						chunk = append(chunk, li)
+						nf += len(t.locs[li])
+					}
+				}
+				if len(t.groups) == cap(t.groups) {
+					t.groups = slices.Grow(t.groups, groupsGrowth(len(t.groups), i, len(p.Sample)))
+				}
+				t.groups = append(t.groups, stackGroup{first: i, locs: chunk[n0:len(chunk):len(chunk)]})
+				t.maxFrames = max(t.maxFrames, nf)
+				tab.grow(len(t.groups))
 				break
 			}
-			if sameStack(p.Sample[t.groups[gi].first].Location, s.Location) {
+			if tab.hashes[gi] == h && sameStack(p.Sample[t.groups[gi].first].Location, s.Location) {
 				g = gi
 				break
 			}
-			h++
-		}
-		if g < 0 {
-			g = int32(len(t.groups))
-			byHash[h] = g
-			at, nf := int32(len(t.stackLocs)), 0
-			for j := len(s.Location) - 1; j >= 0; j-- {
-				if l := s.Location[j]; l != nil { // CheckValid refuses nil ones
-					li := t.locIndex(p, l)
-					t.stackLocs = append(t.stackLocs, li)
-					nf += len(t.locs[li])
-				}
-			}
-			t.groups = append(t.groups, stackGroup{id: g, first: i, at: at, depth: int32(len(t.stackLocs)) - at})
-			t.maxFrames = max(t.maxFrames, nf)
 		}
 		t.group[i] = g
 		gr := &t.groups[g]
 		gr.v += a.value(s)
 		gr.n += a.countOf(s, ci)
+	}
+}
+
+// groupsGrowth is how many groups to make room for when groups fill up
+// at sample i of n: as many as the samples seen so far promise for the
+// rest, and a tenth more, rather than append's quarter more at a time
+// (five times the final size copied, at a million samples).
+func groupsGrowth(groups, i, n int) int {
+	want := groups*n/(i+1) + groups/10
+	want = max(want, groups+max(groups/4, 256))
+	return max(min(want, n)-groups, 1)
+}
+
+// stackChunk is the location indexes of one of groupSamples' chunks.
+const stackChunk = 64 << 10
+
+// stackHash hashes a stack's location IDs, two lanes at a time so that
+// the multiplications of a deep stack do not wait on each other.
+func stackHash(locs []*profile.Location) uint64 {
+	h1, h2 := uint64(14695981039346656037), uint64(0x9e3779b97f4a7c15)
+	id := func(l *profile.Location) uint64 {
+		if l == nil {
+			return 0
+		}
+		return l.ID
+	}
+	j := 0
+	for ; j+1 < len(locs); j += 2 {
+		h1 = (h1 ^ id(locs[j])) * 1099511628211
+		h2 = (h2 ^ id(locs[j+1])) * 0xff51afd7ed558ccd
+	}
+	if j < len(locs) {
+		h1 = (h1 ^ id(locs[j])) * 1099511628211
+	}
+	h := h1 ^ (h2 >> 1) ^ (h2 << 31) ^ uint64(len(locs))
+	h ^= h >> 29
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>32
+}
+
+// stackTable is groupSamples' open-addressing table: slots hold a group
+// index + 1 (0: empty), hashes each group's stackHash.
+type stackTable struct {
+	slots  []int32
+	hashes []uint64
+	mask   uint64
+}
+
+func (tab *stackTable) init(groups int) {
+	n := 1024
+	for n < 2*groups {
+		n *= 2
+	}
+	tab.slots, tab.mask = make([]int32, n), uint64(n-1)
+}
+
+func (tab *stackTable) start(h uint64) uint64 { return h & tab.mask }
+func (tab *stackTable) next(at uint64) uint64 { return (at + 1) & tab.mask }
+
+// grow doubles the table when it is half full: linear probing stays short.
+func (tab *stackTable) grow(groups int) {
+	if 2*groups <= len(tab.slots) {
+		return
+	}
+	n := 2 * len(tab.slots)
+	tab.slots, tab.mask = make([]int32, n), uint64(n-1)
+	for g, h := range tab.hashes {
+		at := tab.start(h)
+		for tab.slots[at] != 0 {
+			at = tab.next(at)
+		}
+		tab.slots[at] = int32(g + 1)
 	}
 }
 
@@ -244,35 +317,32 @@ func sameStack(x, y []*profile.Location) bool {
 }
 
 // rootLocs returns the location indexes of a group's stack, root first.
-func (t *frameTable) rootLocs(g stackGroup) []int32 { return t.stackLocs[g.at : g.at+g.depth] }
+func (t *frameTable) rootLocs(g stackGroup) []int32 { return g.locs }
 
-// sortRootFirst sorts groups by their location indexes from the root
-// (slices.Compare of rootLocs), one depth at a time: the groups that
-// share a prefix are sorted by their next location only, packed with
-// their position into one integer, where comparing whole stacks would go
-// over the shared prefix again at every comparison.
-func (t *frameTable) sortRootFirst(gs []stackGroup) {
+// sortRootFirst sorts groups (indexes in t.groups) by their location
+// indexes from the root (slices.Compare of rootLocs), one depth at a
+// time: the groups that share a prefix are sorted by their next location
+// only, packed with the group's index into one integer, where comparing
+// whole stacks would go over the shared prefix again at every comparison.
+func (t *frameTable) sortRootFirst(idx []int32) {
 	type span struct{ lo, hi, d int }
 	// key is the location at depth d + 1, 0 past the end: the shorter
 	// stack first.
-	key := func(g stackGroup, d int) uint64 {
-		if int32(d) >= g.depth {
+	key := func(g int32, d int) uint64 {
+		locs := t.groups[g].locs
+		if d >= len(locs) {
 			return 0
 		}
-		return uint64(t.stackLocs[g.at+int32(d)]) + 1
+		return uint64(locs[d]) + 1
 	}
-	order := make([]uint64, len(gs)) // key<<32 | index in gs
-	idx := make([]int32, len(gs))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	todo := []span{{0, len(gs), 0}}
+	order := make([]uint64, len(idx)) // key<<32 | group index
+	todo := []span{{0, len(idx), 0}}
 	for len(todo) > 0 {
 		sp := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
 		run := order[sp.lo:sp.hi]
 		for i, gi := range idx[sp.lo:sp.hi] {
-			run[i] = key(gs[gi], sp.d)<<32 | uint64(gi)
+			run[i] = key(gi, sp.d)<<32 | uint64(gi)
 		}
 		slices.Sort(run)
 		for i := range run {
@@ -290,11 +360,6 @@ func (t *frameTable) sortRootFirst(gs []stackGroup) {
 			i = j
 		}
 	}
-	sorted := make([]stackGroup, len(gs))
-	for i, gi := range idx {
-		sorted[i] = gs[gi]
-	}
-	copy(gs, sorted)
 }
 
 // walk appends the frames of a group's stack, leaf first, to out.
@@ -309,14 +374,15 @@ func (t *frameTable) walk(g stackGroup, out []*frame) []*frame {
 	return out
 }
 
-// rootFirst appends the function names of a group's stack for the flame
-// graph, outermost caller first, as many as it keeps (vizbuild.MaxDepth).
-func (t *frameTable) rootFirst(g stackGroup, out []string) []string {
+// rootFirst appends the flame graph's name ids (ids: by location index,
+// of flameNames) of a group's stack, outermost caller first, as many as
+// it keeps (vizbuild.MaxDepth).
+func (t *frameTable) rootFirst(g stackGroup, ids [][]int32, out []int32) []int32 {
 	for _, li := range t.rootLocs(g) {
 		if len(out) >= vizbuild.MaxDepth {
 			break
 		}
-		out = append(out, t.flame[li]...)
+		out = append(out, ids[li]...)
 	}
 	return out
 }

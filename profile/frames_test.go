@@ -33,15 +33,19 @@ func TestSortRootFirst(t *testing.T) {
 			continue
 		}
 		seen[k] = true
-		gs = append(gs, stackGroup{first: len(gs), at: int32(len(ft.stackLocs)), depth: int32(depth)})
-		ft.stackLocs = append(ft.stackLocs, locs...)
+		gs = append(gs, stackGroup{first: len(gs), locs: locs})
 	}
+	ft.groups = gs
 	want := slices.Clone(gs)
 	slices.SortFunc(want, func(x, y stackGroup) int { return slices.Compare(ft.rootLocs(x), ft.rootLocs(y)) })
-	ft.sortRootFirst(gs)
-	for i := range gs {
-		if gs[i].first != want[i].first {
-			t.Fatalf("position %d: stack %v, want %v", i, ft.rootLocs(gs[i]), ft.rootLocs(want[i]))
+	idx := make([]int32, len(gs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	ft.sortRootFirst(idx)
+	for i, gi := range idx {
+		if gs[gi].first != want[i].first {
+			t.Fatalf("position %d: stack %v, want %v", i, ft.rootLocs(gs[gi]), ft.rootLocs(want[i]))
 		}
 	}
 }
@@ -51,7 +55,7 @@ func TestSortRootFirst(t *testing.T) {
 // under other locations (another binary's addresses) are another group.
 func TestGroupsByStack(t *testing.T) {
 	p := synth.Fleet(synth.FleetOptions{Samples: 2000, Seed: 7})
-	a := &analysis{p: p, vi: cpuIndex(p)}
+	a := newAnalysis(p)
 	ft := newFrameTable(a, a.countIndex())
 	if len(ft.groups) >= len(p.Sample) || len(ft.groups) < len(p.Sample)/10 {
 		t.Fatalf("%d groups of %d samples: the fleet profile repeats each stack on 1-6 label sets", len(ft.groups), len(p.Sample))
@@ -64,6 +68,9 @@ func TestGroupsByStack(t *testing.T) {
 		}
 		v += a.value(s)
 		n += a.countOf(s, a.countIndex())
+	}
+	if v <= 0 || n <= 0 {
+		t.Fatalf("the samples sum to %d ns, %d samples", v, n)
 	}
 	var gv, gn int64
 	for _, g := range ft.groups {

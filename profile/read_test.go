@@ -159,3 +159,48 @@ func TestFetch(t *testing.T) {
 		t.Errorf("ftp URL: %v", err)
 	}
 }
+
+// TestGzipSizeHint: a profile's gzip trailer sizes the buffer it is read
+// into; a trailer that claims more than a profile compresses from, or
+// more than the limit, is not believed; a multi-member gzip, whose
+// trailer gives its last member's size only, reads whole.
+func TestGzipSizeHint(t *testing.T) {
+	var raw, gz bytes.Buffer
+	p := synth.Fleet(synth.FleetOptions{Samples: 3000})
+	if err := p.WriteUncompressed(&raw); err != nil {
+		t.Fatal(err)
+	}
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	lim, _ := ReadOptions{}.withDefaults()
+	if got := gzipSizeHint(gz.Bytes(), lim); got != raw.Len()+1 {
+		t.Errorf("hint %d for %d bytes, want %d", got, raw.Len(), raw.Len()+1)
+	}
+	if got := gzipSizeHint(gz.Bytes(), ReadOptions{MaxBytes: int64(raw.Len())}); got != 64<<10 {
+		t.Errorf("hint %d past the bytes limit, want 64 KB", got)
+	}
+	bomb := bytes.Clone(gz.Bytes())
+	bomb[len(bomb)-1] = 0x7f // claims 2 GB
+	if got := gzipSizeHint(bomb, lim); got != 64<<10 {
+		t.Errorf("hint %d for a trailer of 2 GB after %d bytes, want 64 KB", got, len(bomb))
+	}
+	// Two members: the profile's bytes cut in two, the trailer the second's.
+	var multi bytes.Buffer
+	half := raw.Len() / 2
+	for _, part := range [][]byte{raw.Bytes()[:half], raw.Bytes()[half:]} {
+		zw := gzip.NewWriter(&multi)
+		zw.Write(part)
+		zw.Close()
+	}
+	if got := gzipSizeHint(multi.Bytes(), lim); got >= raw.Len() {
+		t.Fatalf("hint %d: the test wants the last member's size, under %d", got, raw.Len())
+	}
+	got, err := Read(context.Background(), "multi.pb.gz", bytes.NewReader(multi.Bytes()), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Sample) != len(p.Sample) {
+		t.Errorf("%d samples read from two members, want %d", len(got.Sample), len(p.Sample))
+	}
+}

@@ -32,17 +32,27 @@ func (a *analysis) flameBuilder() *vizbuild.Flame {
 	// vizbuild counts without a lookup. Where the node bound cuts, the
 	// stacks cut are the last in that order, whatever the order of the
 	// samples in the file.
-	groups := make([]stackGroup, 0, len(a.ft.groups))
-	for _, g := range a.ft.groups {
+	groups := make([]int32, 0, len(a.ft.groups))
+	for gi, g := range a.ft.groups {
 		if g.v > 0 {
-			groups = append(groups, g)
+			groups = append(groups, int32(gi))
 		}
 	}
 	a.ft.sortRootFirst(groups)
-	var stack []string
-	for _, g := range groups {
-		stack = a.ft.rootFirst(g, stack[:0])
-		b.Add(stack, g.v, string(a.classes[g.id].Cause))
+	// The names of each location, interned once: the stacks are then
+	// compared and looked up by integer.
+	ids := make([][]int32, len(a.ft.flame))
+	for li, names := range a.ft.flame {
+		ids[li] = make([]int32, len(names))
+		for j, n := range names {
+			ids[li][j] = b.NameID(n)
+		}
+	}
+	var stack []int32
+	for _, gi := range groups {
+		g := a.ft.groups[gi]
+		stack = a.ft.rootFirst(g, ids, stack[:0])
+		b.AddIDs(stack, g.v, b.CauseID(string(a.classes[gi].Cause)))
 	}
 	return b
 }

@@ -2,8 +2,10 @@ package profile
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	pprof "github.com/google/pprof/profile"
@@ -66,5 +68,31 @@ func checkSums(t *testing.T, n *viz.FlameNode) {
 	}
 	if sum > n.Value {
 		t.Errorf("children hold %d, their parent %d", sum, n.Value)
+	}
+}
+
+// TestNoFlame: Options.NoFlame leaves the flame graph out, and nothing
+// else: the findings and the summary are those of the analysis with it.
+func TestNoFlame(t *testing.T) {
+	p, err := ReadFile(context.Background(), filepath.Join("testdata", "lab", "busyselect.pb.gz"), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Analyze([]*pprof.Profile{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Analyze([]*pprof.Profile{p}, Options{NoFlame: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without.Summary.Flame != nil || with.Summary.Flame == nil {
+		t.Fatalf("flame graphs: %v with NoFlame, %v without", without.Summary.Flame != nil, with.Summary.Flame != nil)
+	}
+	with.Summary.Flame = nil
+	if len(with.Findings) == 0 || !reflect.DeepEqual(with.Findings, without.Findings) || !reflect.DeepEqual(with.Summary, without.Summary) {
+		a, _ := json.Marshal(with)
+		b, _ := json.Marshal(without)
+		t.Errorf("the analysis differs without the flame graph:\n%s\n%s", a, b)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	rpprof "runtime/pprof"
 	"strings"
 	"testing"
@@ -329,4 +330,34 @@ func TestOutputFilesNotThroughLinks(t *testing.T) {
 			t.Errorf("%s: %s is %v, want a regular 0600 file", flag, out, st.Mode())
 		}
 	}
+}
+
+// TestAnalysisGC: the analysis runs at analysisGCPercent and the
+// collector's percentage is restored after; a GOGC the user set, or a
+// higher percentage, is left alone.
+func TestAnalysisGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	restore := analysisGC()
+	if got := debug.SetGCPercent(analysisGCPercent); got != analysisGCPercent {
+		t.Errorf("during the analysis: GOGC %d, want %d", got, analysisGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after: GOGC %d, want 100 again", got)
+	}
+	debug.SetGCPercent(500)
+	analysisGC()()
+	if got := debug.SetGCPercent(100); got != 500 {
+		t.Errorf("a higher GOGC became %d, want 500 left alone", got)
+	}
+	t.Setenv("GOGC", "50")
+	debug.SetGCPercent(50)
+	restore = analysisGC()
+	if got := debug.SetGCPercent(50); got != 50 {
+		t.Errorf("with GOGC=50 set: %d during the analysis, want 50", got)
+	}
+	restore()
 }

@@ -2,7 +2,9 @@ package vizbuild
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -215,4 +217,103 @@ func TestFlameOrderFree(t *testing.T) {
 			t.Errorf("order %v: flame differs from order %v", order, fwd)
 		}
 	}
+}
+
+// TestFlameSums: a node's CPU and its CPU by cause are those of the
+// stacks through it, though AddIDs counts each stack at its deepest node
+// only and Build sums them up; stacks added after a Build are counted
+// along their whole path; with the node bound, the stacks cut are
+// counted in the nodes they reach.
+func TestFlameSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	causes := []string{"user", "gc", "mutex"}
+	b := NewFlame(causes)
+	ref := map[string]map[string]int64{} // path ("" the root) → cause → CPU
+	add := func(n int) {
+		for range n {
+			stack := make([]string, 1+rng.IntN(6))
+			for d := range stack {
+				stack[d] = string(rune('a' + rng.IntN(3)))
+			}
+			v, cause := int64(rng.IntN(5)), causes[rng.IntN(len(causes))]
+			b.Add(stack, v, cause)
+			if v <= 0 {
+				continue
+			}
+			for d := 0; d <= len(stack); d++ {
+				k := strings.Join(stack[:d], "/")
+				if ref[k] == nil {
+					ref[k] = map[string]int64{}
+				}
+				ref[k][cause] += v
+			}
+		}
+	}
+	check := func(f *viz.Flame) {
+		t.Helper()
+		nodes := 0
+		var walk func(n *viz.FlameNode, path string)
+		walk = func(n *viz.FlameNode, path string) {
+			nodes++
+			want := ref[path]
+			var total, best int64
+			for _, c := range causes {
+				total += want[c]
+				best = max(best, want[c])
+			}
+			if n.Value != total || want[f.Causes[n.Cause]] != best {
+				t.Errorf("%q: %d ns, cause %s; want %d ns of %v", path, n.Value, f.Causes[n.Cause], total, want)
+			}
+			if len(want) > 1 {
+				got := map[string]int64{}
+				for _, cv := range n.CauseValues {
+					got[f.Causes[cv[0]]] = cv[1]
+				}
+				if !maps.Equal(got, want) {
+					t.Errorf("%q: by cause %v, want %v", path, got, want)
+				}
+			}
+			for _, c := range n.Children {
+				p := f.Names[c.Name]
+				if path != "" {
+					p = path + "/" + p
+				}
+				walk(c, p)
+			}
+		}
+		walk(f.Root, "")
+		if nodes != len(ref) {
+			t.Errorf("%d nodes, want %d", nodes, len(ref))
+		}
+	}
+	add(3000)
+	check(b.Build(0, 1<<20, 1))
+	add(500)
+	check(b.Build(0, 1<<20, 1))
+
+	// The bound: whatever is cut, each node holds at least its children.
+	b = NewFlame(causes)
+	b.maxNodes = 40
+	ref = map[string]map[string]int64{}
+	add(2000)
+	f := b.Build(0, 1<<20, 1)
+	var all int64
+	for _, m := range ref[""] {
+		all += m
+	}
+	if f.Root.Value != all {
+		t.Errorf("root %d, want %d", f.Root.Value, all)
+	}
+	var conserve func(n *viz.FlameNode)
+	conserve = func(n *viz.FlameNode) {
+		var kids int64
+		for _, c := range n.Children {
+			kids += c.Value
+			conserve(c)
+		}
+		if kids > n.Value {
+			t.Errorf("%s: %d ns under a node of %d", f.Names[n.Name], kids, n.Value)
+		}
+	}
+	conserve(f.Root)
 }

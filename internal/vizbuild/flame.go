@@ -14,18 +14,31 @@ type Flame struct {
 	causes   []string
 	causeIdx map[string]int
 	names    []string
-	nameIdx  map[string]int
+	nameIdx  map[string]int32
 	root     *buildNode
 	nodes    int
 	maxNodes int
-	// last is the previous stack Add counted, as far as it has nodes, and
-	// path those nodes.
-	last []string
+	// last is the previous stack AddIDs counted, as far as it has nodes,
+	// and path those nodes.
+	last []int32
 	path []*buildNode
+	// slab is where new nodes are cut from, a chunk at a time: one
+	// allocation per node would be most of the cost of a deep profile's.
+	slab []buildNode
+	ids  []int32 // Add's scratch
+	// summed is set once Build has added each node's descendants into
+	// it: until then a node holds only the CPU of the stacks that end
+	// there (AddIDs counts a stack once, at its deepest node, not at
+	// every frame: the nodes it shares with the stack before are not
+	// touched).
+	summed bool
 }
 
+// slabNodes is the nodes of one slab chunk.
+const slabNodes = 1024
+
 type buildNode struct {
-	name  int
+	name  int32
 	value int64
 	// cause1 and value1 are the CPU of the node's first cause (cause1+1:
 	// 0 before any), byCause by cause index once a second cause comes
@@ -38,11 +51,11 @@ type buildNode struct {
 	// nodes of a deep profile have one child, and a map each would be
 	// most of the graph's memory.
 	child1   *buildNode
-	children map[int]*buildNode
+	children map[int32]*buildNode
 }
 
 // child returns the child named ni, nil when there is none.
-func (n *buildNode) child(ni int) *buildNode {
+func (n *buildNode) child(ni int32) *buildNode {
 	if n.child1 != nil && n.child1.name == ni {
 		return n.child1
 	}
@@ -56,7 +69,7 @@ func (n *buildNode) addChild(c *buildNode) {
 		return
 	}
 	if n.children == nil {
-		n.children = map[int]*buildNode{}
+		n.children = map[int32]*buildNode{}
 	}
 	n.children[c.name] = c
 }
@@ -121,15 +134,17 @@ const MaxDepth = 256
 
 // NewFlame starts a flame graph whose colours follow causes' order.
 func NewFlame(causes []string) *Flame {
-	b := &Flame{causeIdx: map[string]int{}, nameIdx: map[string]int{}, maxNodes: MaxBuildNodes}
+	b := &Flame{causeIdx: map[string]int{}, nameIdx: map[string]int32{}, maxNodes: MaxBuildNodes}
 	for _, c := range causes {
-		b.cause(c)
+		b.CauseID(c)
 	}
-	b.root = &buildNode{name: b.name("all")}
+	b.root = &buildNode{name: b.NameID("all")}
 	return b
 }
 
-func (b *Flame) cause(c string) int {
+// CauseID is the index of a cause for AddIDs: the causes given to
+// NewFlame first, in their order, then the others as they come.
+func (b *Flame) CauseID(c string) int {
 	if i, ok := b.causeIdx[c]; ok {
 		return i
 	}
@@ -142,7 +157,8 @@ func (b *Flame) cause(c string) int {
 // name must not make a megabyte report.
 const MaxName = 512
 
-func (b *Flame) name(n string) int {
+// NameID interns a frame's name (cut to MaxName bytes) for AddIDs.
+func (b *Flame) NameID(n string) int32 {
 	if len(n) > MaxName {
 		cut := MaxName
 		for cut > 0 && !utf8.RuneStart(n[cut]) {
@@ -153,55 +169,104 @@ func (b *Flame) name(n string) int {
 	if i, ok := b.nameIdx[n]; ok {
 		return i
 	}
-	b.nameIdx[n] = len(b.names)
+	i := int32(len(b.names))
+	b.nameIdx[n] = i
 	b.names = append(b.names, n)
-	return len(b.names) - 1
+	return i
 }
 
 // Add counts value (CPU) for a stack given root first, spent on cause. A
-// non-positive value is ignored. The frames a stack shares with the
-// previous one (root first) reuse its nodes without a lookup: a caller
-// that adds its stacks in order of their frames (profile adds a million
-// samples' stacks sorted) pays for the frames where they differ.
+// non-positive value is ignored.
 func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 	if value <= 0 {
 		return
 	}
-	ci := b.cause(cause)
+	b.ids = b.ids[:0]
+	for _, f := range rootFirst[:min(len(rootFirst), MaxDepth)] {
+		b.ids = append(b.ids, b.NameID(f))
+	}
+	b.AddIDs(b.ids, value, b.CauseID(cause))
+}
+
+// AddIDs is Add with the frames' names as NameID gave them and the cause
+// as CauseID did. The frames a stack shares with the previous one (root
+// first) reuse its nodes without a lookup: a caller that adds its stacks
+// in order of their frames (profile adds a million samples' stacks
+// sorted) pays for the frames where they differ, a lookup by an integer.
+func (b *Flame) AddIDs(rootFirst []int32, value int64, ci int) {
+	if value <= 0 {
+		return
+	}
 	n := b.root
-	n.value += value
-	n.add(ci, value)
-	same := true // rootFirst[:d] is b.last[:d], whose nodes are b.path[:d]
-	for d, f := range rootFirst {
-		if d >= MaxDepth {
-			break
+	count := func(n *buildNode) {
+		if b.summed {
+			n.value += value
+			n.add(ci, value)
 		}
-		if same && d < len(b.path) && f == b.last[d] {
-			c := b.path[d]
-			c.value += value
-			c.add(ci, value)
-			n = c
-			continue
-		}
-		if same {
-			same = false
-			b.last, b.path = b.last[:d], b.path[:d]
-		}
-		ni := b.name(f)
+	}
+	count(n)
+	d := 0 // rootFirst[:d] is b.last[:d], whose nodes are b.path[:d]
+	for d < len(rootFirst) && d < len(b.path) && d < MaxDepth && rootFirst[d] == b.last[d] {
+		n = b.path[d]
+		count(n)
+		d++
+	}
+	b.last, b.path = b.last[:d], b.path[:d]
+	for ; d < len(rootFirst) && d < MaxDepth; d++ {
+		ni := rootFirst[d]
 		c := n.child(ni)
 		if c == nil {
 			if b.nodes >= b.maxNodes {
 				break
 			}
-			c = &buildNode{name: ni}
+			c = b.newNode(ni)
 			n.addChild(c)
 			b.nodes++
 		}
-		c.value += value
-		c.add(ci, value)
+		count(c)
 		n = c
-		b.last, b.path = append(b.last, f), append(b.path, c)
+		b.last, b.path = append(b.last, ni), append(b.path, c)
 	}
+	if !b.summed {
+		n.value += value
+		n.add(ci, value)
+	}
+}
+
+// sum adds each node's descendants' CPU into it, children first.
+func sum(n *buildNode) {
+	if n.child1 == nil {
+		return
+	}
+	n.sumChild(n.child1)
+	for _, c := range n.children {
+		n.sumChild(c)
+	}
+}
+
+func (n *buildNode) sumChild(c *buildNode) {
+	sum(c)
+	n.value += c.value
+	if c.byCause == nil {
+		if c.cause1 != 0 {
+			n.add(c.cause1-1, c.value1)
+		}
+		return
+	}
+	for ci, v := range c.byCause {
+		if v != 0 {
+			n.add(ci, v)
+		}
+	}
+}
+
+// newNode cuts a node named ni from the slab.
+func (b *Flame) newNode(ni int32) *buildNode {
+	if len(b.slab) == cap(b.slab) {
+		b.slab = make([]buildNode, 0, slabNodes)
+	}
+	b.slab = append(b.slab, buildNode{name: ni})
+	return &b.slab[len(b.slab)-1]
 }
 
 // Build prunes the nodes under minShare of the total (0.001: 0.1%) and,
@@ -209,6 +274,10 @@ func (b *Flame) Add(rootFirst []string, value int64, cause string) {
 // is the profile's CPU in cores (Total / duration). Nil when nothing was
 // added.
 func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame {
+	if !b.summed {
+		sum(b.root)
+		b.summed = true
+	}
 	if b.root.value <= 0 {
 		return nil
 	}
@@ -218,7 +287,7 @@ func (b *Flame) Build(minShare float64, maxNodes int, cores float64) *viz.Flame 
 		cut = max(cut*2, 1)
 	}
 	f := &viz.Flame{Causes: b.causes, Unit: "ns", Total: total, Cores: cores, MinShare: float64(cut) / float64(total)}
-	used := map[int]int{} // builder name index → output index
+	used := map[int32]int{} // builder name index → output index
 	var conv func(n *buildNode) *viz.FlameNode
 	conv = func(n *buildNode) *viz.FlameNode {
 		oi, ok := used[n.name]

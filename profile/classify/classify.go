@@ -279,8 +279,11 @@ rules:
 // HintCauses returns the causes whose hint frames the sample's runtime part
 // holds: the sample is a user call (time.Sleep, a go statement) that can
 // explain those causes' cut stacks.
-func (c *Classifier) HintCauses(cl Class) []Cause {
-	var out []Cause
+func (c *Classifier) HintCauses(cl Class) []Cause { return c.AppendHintCauses(nil, cl) }
+
+// AppendHintCauses appends HintCauses(cl) to out: a caller that asks for
+// every stack of a profile reuses one slice.
+func (c *Classifier) AppendHintCauses(out []Cause, cl Class) []Cause {
 	for i, cause := range c.hintCause {
 		if cl.hints&(1<<i) != 0 {
 			out = append(out, cause)
