@@ -160,6 +160,18 @@ func spikesBelowWarning(s *Summary) bool {
 	return true
 }
 
+// wakeesBelowWarning reports whether every waker SD316 reports had its
+// wakees wait less than its warning's p99 (heavyWarnP99), so that SD316
+// is rightly info.
+func wakeesBelowWarning(s *Summary) bool {
+	for i := range s.Wakers {
+		if w := &s.Wakers[i]; reportedWaker(w) && w.Latency.P99 >= heavyWarnP99 {
+			return false
+		}
+	}
+	return true
+}
+
 func hasFindingAt(fs []finding.Finding, rule, at string) bool {
 	for _, f := range fs {
 		if f.Rule != rule || f.Severity < finding.Warning {
@@ -194,7 +206,9 @@ func runLab(ctx context.Context, t *testing.T, bin string, env []string, args ..
 // recorded for the fixtures (bursts of 40µs goroutines, so that a burst is
 // shorter than a window on 2 Ps): the bursts are spikes at their times,
 // caused at the go statement, and the close is a heavy unblocker, both at
-// warning at their markers; the steady twin has no spike and no warning.
+// warning at their markers (or at info where this machine measured them
+// below the warning: severity follows the cost); the steady twin has no
+// spike and no warning.
 // A crowded machine stretches the bursts over the windows between them:
 // what it can make wrong skips, with the measured load.
 func TestSpikesLab(t *testing.T) {
@@ -270,6 +284,12 @@ func TestSpikesLab(t *testing.T) {
 				// missing finding, or an info above the threshold, is.
 				if rule == "SD315" && hasInfoAt(res.Findings, rule, at) && spikesBelowWarning(res.Summary) {
 					t.Logf("SD315 at %s is info: every cause's spikes measured p99 below %v on this machine", at, spikeWarnP99)
+					continue
+				}
+				// The same for SD316: a quiet CI machine ran the close's
+				// 1000 wakees of 40µs with p99 2.85ms, under SD316's 5ms.
+				if rule == "SD316" && hasInfoAt(res.Findings, rule, at) && wakeesBelowWarning(res.Summary) {
+					t.Logf("SD316 at %s is info: the wakees of every reported waker measured p99 below %v on this machine", at, heavyWarnP99)
 					continue
 				}
 				problems = append(problems, fmt.Sprintf("no %s warning at %s; spikes %v", rule, at, res.Summary.Spikes))
