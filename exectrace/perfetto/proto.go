@@ -1,7 +1,5 @@
 package perfetto
 
-import "encoding/binary"
-
 // The field numbers of Perfetto's trace protos that the export writes,
 // from google/perfetto at commit ec5d16b14b743ba6063d720956d6d6af6610fd72
 // (2026-08-22):
@@ -71,44 +69,3 @@ const (
 	fAnnotStringValue = 6  // string string_value
 	fAnnotName        = 10 // string name
 )
-
-// Wire types of the protobuf encoding.
-const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireBytes   = 2
-)
-
-func appendTag(b []byte, field, wire int) []byte {
-	return binary.AppendUvarint(b, uint64(field)<<3|uint64(wire))
-}
-
-// appendUint appends a varint field (uint32, uint64, enum, bool).
-func appendUint(b []byte, field int, v uint64) []byte {
-	return binary.AppendUvarint(appendTag(b, field, wireVarint), v)
-}
-
-// appendInt appends an int32 or int64 field: a negative value is the
-// ten-byte varint of its two's complement, as protobuf encodes it (not
-// zigzag: that is sint64).
-func appendInt(b []byte, field int, v int64) []byte {
-	return appendUint(b, field, uint64(v))
-}
-
-func appendFixed64(b []byte, field int, v uint64) []byte {
-	return binary.LittleEndian.AppendUint64(appendTag(b, field, wireFixed64), v)
-}
-
-func appendString(b []byte, field int, s string) []byte {
-	b = binary.AppendUvarint(appendTag(b, field, wireBytes), uint64(len(s)))
-	return append(b, s...)
-}
-
-// appendMessage appends the encoded message msg as field.
-func appendMessage(b []byte, field int, msg []byte) []byte {
-	b = binary.AppendUvarint(appendTag(b, field, wireBytes), uint64(len(msg)))
-	return append(b, msg...)
-}
-
-// maxVarint is the longest varint, for the bounds on a packet's size.
-const maxVarint = binary.MaxVarintLen64

@@ -3,6 +3,8 @@ package perfetto
 import (
 	"bufio"
 	"io"
+
+	"github.com/schedoctor/schedoctor/internal/pbwire"
 )
 
 // sequenceID is the trusted_packet_sequence_id of every packet: one
@@ -16,7 +18,7 @@ const sequenceID = 1
 // the note that says the window was cut, with its track, fits in
 // noteReserve.
 const (
-	maxEndPacket = 2 + 2*maxVarint + 1 + maxVarint + 2*2 + 2 + 2 + 2
+	maxEndPacket = 2 + 2*pbwire.MaxVarint + 1 + pbwire.MaxVarint + 2*2 + 2 + 2 + 2
 	noteReserve  = 1024
 )
 
@@ -49,17 +51,17 @@ func (w *writer) packet(ts uint64, field int, msg []byte, closing bool) bool {
 	if w.err != nil {
 		return false
 	}
-	p := appendUint(w.pkt[:0], fPacketTimestamp, ts)
-	p = appendUint(p, fPacketSequenceID, sequenceID)
+	p := pbwire.AppendUint(w.pkt[:0], fPacketTimestamp, ts)
+	p = pbwire.AppendUint(p, fPacketSequenceID, sequenceID)
 	if w.packets == 0 {
 		// No interned data or incremental timestamps are used, but the
 		// trace processor drops the packets of a sequence until it is
 		// told the incremental state is valid.
-		p = appendUint(p, fPacketSeqFlags, seqIncrementalStateCleared)
+		p = pbwire.AppendUint(p, fPacketSeqFlags, seqIncrementalStateCleared)
 	}
-	p = appendMessage(p, field, msg)
+	p = pbwire.AppendBytes(p, field, msg)
 	w.pkt = p
-	w.frame = appendMessage(w.frame[:0], fTracePacket, p)
+	w.frame = pbwire.AppendBytes(w.frame[:0], fTracePacket, p)
 	if !closing && w.n+int64(len(w.frame))+w.reserve() > w.max {
 		return false
 	}
@@ -100,29 +102,29 @@ type event struct {
 }
 
 func appendEvent(b []byte, e *event) []byte {
-	b = appendUint(b, fEventType, uint64(e.typ))
-	b = appendUint(b, fEventTrackUUID, e.track)
+	b = pbwire.AppendUint(b, fEventType, uint64(e.typ))
+	b = pbwire.AppendUint(b, fEventTrackUUID, e.track)
 	if e.name != "" {
-		b = appendString(b, fEventName, e.name)
+		b = pbwire.AppendString(b, fEventName, e.name)
 	}
 	if e.typ == typeCounter {
-		b = appendInt(b, fEventCounterValue, e.value)
+		b = pbwire.AppendInt(b, fEventCounterValue, e.value)
 	}
 	for _, a := range e.annots {
 		var m []byte
-		m = appendString(m, fAnnotName, a.name)
+		m = pbwire.AppendString(m, fAnnotName, a.name)
 		if a.isStr {
-			m = appendString(m, fAnnotStringValue, a.s)
+			m = pbwire.AppendString(m, fAnnotStringValue, a.s)
 		} else {
-			m = appendInt(m, fAnnotIntValue, a.i)
+			m = pbwire.AppendInt(m, fAnnotIntValue, a.i)
 		}
-		b = appendMessage(b, fEventDebugAnnotation, m)
+		b = pbwire.AppendBytes(b, fEventDebugAnnotation, m)
 	}
 	for _, f := range e.flows {
-		b = appendFixed64(b, fEventFlowIDs, f)
+		b = pbwire.AppendFixed64(b, fEventFlowIDs, f)
 	}
 	for _, f := range e.ends {
-		b = appendFixed64(b, fEventTerminatingFlow, f)
+		b = pbwire.AppendFixed64(b, fEventTerminatingFlow, f)
 	}
 	return b
 }
@@ -139,22 +141,22 @@ type track struct {
 }
 
 func appendTrack(b []byte, t *track) []byte {
-	b = appendUint(b, fTrackUUID, t.uuid)
-	b = appendString(b, fTrackName, t.name)
+	b = pbwire.AppendUint(b, fTrackUUID, t.uuid)
+	b = pbwire.AppendString(b, fTrackName, t.name)
 	if t.parent != 0 {
-		b = appendUint(b, fTrackParentUUID, t.parent)
+		b = pbwire.AppendUint(b, fTrackParentUUID, t.parent)
 	}
 	if t.counterUnit != 0 {
-		b = appendMessage(b, fTrackCounter, appendUint(nil, fCounterUnit, uint64(t.counterUnit)))
+		b = pbwire.AppendBytes(b, fTrackCounter, pbwire.AppendUint(nil, fCounterUnit, uint64(t.counterUnit)))
 	}
 	if t.explicit {
-		b = appendUint(b, fTrackChildOrdering, childOrderingExplicit)
+		b = pbwire.AppendUint(b, fTrackChildOrdering, childOrderingExplicit)
 	}
 	if t.ranked {
-		b = appendInt(b, fTrackSiblingRank, int64(t.rank))
+		b = pbwire.AppendInt(b, fTrackSiblingRank, int64(t.rank))
 	}
 	if t.description != "" {
-		b = appendString(b, fTrackDescription, t.description)
+		b = pbwire.AppendString(b, fTrackDescription, t.description)
 	}
 	return b
 }

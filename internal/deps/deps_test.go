@@ -24,11 +24,11 @@ const layers = `
 # Helpers that import nothing of the module: escaping and layout for the
 # terminal, bounded reads of untrusted input, the one HTTP GET, the one
 # file writer, an input's kind from its first bytes, cgroup files,
-# /proc/PID/stat, statistics, load generation.
+# /proc/PID/stat, the protobuf wire format, statistics, load generation.
 NONE
 < internal/textsafe, internal/sysread, internal/httpfetch,
   internal/safewrite, internal/sniff, procs/cgroup, internal/procstat,
-  sweep/stats, sweep/loadgen;
+  internal/pbwire, sweep/stats, sweep/loadgen;
 
 internal/textsafe < viz, internal/textlayout;
 internal/textsafe, internal/procstat < sweep/proc;
@@ -45,7 +45,7 @@ NONE < finding;
 # and its first line, for the error that says what it was instead).
 finding, internal/textsafe, internal/sysread, internal/httpfetch,
 internal/safewrite, internal/sniff, internal/textlayout, viz,
-internal/vizbuild, internal/procstat
+internal/vizbuild, internal/procstat, internal/pbwire
 < BASE;
 
 # Sources: each reads one kind of evidence and judges it into findings.

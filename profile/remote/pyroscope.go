@@ -12,6 +12,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"github.com/schedoctor/schedoctor/internal/httpfetch"
+	"github.com/schedoctor/schedoctor/internal/pbwire"
 	"github.com/schedoctor/schedoctor/profile"
 )
 
@@ -164,7 +165,7 @@ func (c *Client) readStacktraces(ctx context.Context, name string, r io.Reader, 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if f != 5 || w != wireLen {
+		if f != 5 || w != pbwire.Len {
 			if err := pr.skip(w, pr.rest()); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -183,7 +184,7 @@ func (c *Client) readStacktraces(ctx context.Context, name string, r io.Reader, 
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			if f == 1 && w == wireLen {
+			if f == 1 && w == pbwire.Len {
 				m, err := pr.length(end - pr.pos)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)

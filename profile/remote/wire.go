@@ -6,34 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/schedoctor/schedoctor/internal/pbwire"
 )
 
-// The few protobuf messages of the query APIs are written and read by hand
-// (the wire format is four rules) rather than through the servers' API
-// modules, which would bring their generated code and its dependencies
-// into schedoctor for three requests.
-
-// Wire types of the protobuf encoding.
-const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireLen     = 2
-	wireFixed32 = 5
-)
-
-// appendTag appends a field's key.
-func appendTag(b []byte, field, wire int) []byte {
-	return binary.AppendUvarint(b, uint64(field)<<3|uint64(wire))
-}
+// The few protobuf messages of the query APIs are written (with
+// internal/pbwire) and read (here, as a stream) by hand, the wire format
+// being four rules, rather than through the servers' API modules, which
+// would bring their generated code and its dependencies into schedoctor
+// for three requests. The requests are proto3: a zero value is left out.
 
 // appendString appends a string field; proto3 leaves the empty string out.
 func appendString(b []byte, field int, s string) []byte {
 	if s == "" {
 		return b
 	}
-	b = appendTag(b, field, wireLen)
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+	return pbwire.AppendString(b, field, s)
 }
 
 // appendInt appends an int64 or enum field as a varint (two's complement
@@ -42,16 +30,7 @@ func appendInt(b []byte, field int, v int64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = appendTag(b, field, wireVarint)
-	return binary.AppendUvarint(b, uint64(v))
-}
-
-// appendMessage appends an embedded message, even an empty one: a set
-// message field is sent.
-func appendMessage(b []byte, field int, msg []byte) []byte {
-	b = appendTag(b, field, wireLen)
-	b = binary.AppendUvarint(b, uint64(len(msg)))
-	return append(b, msg...)
+	return pbwire.AppendInt(b, field, v)
 }
 
 // errBadProto is wrapped by the errors of an answer that is no protobuf
@@ -107,7 +86,7 @@ func (p *protoReader) tag() (field int, wire int, err error) {
 		return 0, 0, err
 	}
 	field, wire = int(k>>3), int(k&7)
-	if field == 0 || k>>3 > 1<<29 || (wire != wireVarint && wire != wireFixed64 && wire != wireLen && wire != wireFixed32) {
+	if field == 0 || k>>3 > 1<<29 || (wire != pbwire.Varint && wire != pbwire.Fixed64 && wire != pbwire.Len && wire != pbwire.Fixed32) {
 		return 0, 0, fmt.Errorf("%w: bad field key %#x at byte %d", errBadProto, k, start)
 	}
 	return field, wire, nil
@@ -130,14 +109,14 @@ func (p *protoReader) length(left int64) (int64, error) {
 func (p *protoReader) skip(wire int, left int64) error {
 	var n int64
 	switch wire {
-	case wireVarint:
+	case pbwire.Varint:
 		_, err := p.varint()
 		return err
-	case wireFixed64:
+	case pbwire.Fixed64:
 		n = 8
-	case wireFixed32:
+	case pbwire.Fixed32:
 		n = 4
-	case wireLen:
+	case pbwire.Len:
 		var err error
 		if n, err = p.length(left); err != nil {
 			return err
@@ -177,7 +156,7 @@ func readStrings(r io.Reader, field int, size int64) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f != field || w != wireLen {
+		if f != field || w != pbwire.Len {
 			if err := p.skip(w, p.rest()); err != nil {
 				return nil, err
 			}
