@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,21 +17,7 @@ import (
 
 // labRaw is a lab profile decompressed: what a pprof message field holds.
 func labRaw(t *testing.T, name string) []byte {
-	t.Helper()
-	f, err := os.Open(profileData(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return remotetest.Decompressed(t, profileData(name))
 }
 
 const apiSel = `{service_name="api"}`

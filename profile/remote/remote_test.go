@@ -2,13 +2,11 @@ package remote
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,21 +23,7 @@ import (
 // raw is a lab profile of the profile package's testdata, decompressed:
 // what a pprof message field holds.
 func raw(t *testing.T, name string) []byte {
-	t.Helper()
-	f, err := os.Open("../testdata/lab/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return remotetest.Decompressed(t, "../testdata/lab/"+name)
 }
 
 var (

@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,6 +39,25 @@ type Request struct {
 	Header http.Header       // as sent
 	Fields map[int][]string  // Connect: the request's fields by number (varints in decimal)
 	Params map[string]string // Parca: the query parameters
+}
+
+// recorder keeps the calls a fake received.
+type recorder struct {
+	mu       sync.Mutex
+	requests []Request
+}
+
+func (r *recorder) record(req Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests = append(r.requests, req)
+}
+
+// Requests are the calls received so far.
+func (r *recorder) Requests() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.requests)
 }
 
 // Field is the first value of field n, "" when absent.
@@ -69,8 +89,7 @@ type Pyroscope struct {
 	// stall): it returns true when it wrote the answer.
 	Answer func(w http.ResponseWriter, r *http.Request, method string) bool
 
-	mu       sync.Mutex
-	requests []Request
+	recorder
 }
 
 // NewPyroscope starts a fake Pyroscope; it is closed when the test ends.
@@ -79,13 +98,6 @@ func NewPyroscope(t testing.TB) *Pyroscope {
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
-}
-
-// Requests are the calls received so far.
-func (f *Pyroscope) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.requests)
 }
 
 const prefix = "/querier.v1.QuerierService/"
@@ -128,9 +140,7 @@ func (f *Pyroscope) serve(w http.ResponseWriter, r *http.Request) {
 		connectError(w, 400, "invalid_argument", "unmarshal message: "+err.Error())
 		return
 	}
-	f.mu.Lock()
-	f.requests = append(f.requests, Request{Method: method, Header: r.Header.Clone(), Fields: fields})
-	f.mu.Unlock()
+	f.record(Request{Method: method, Header: r.Header.Clone(), Fields: fields})
 	if f.Answer != nil && f.Answer(w, r, method) {
 		return
 	}
@@ -284,8 +294,7 @@ type Parca struct {
 	Values   []string
 	Answer   func(w http.ResponseWriter, r *http.Request, method string) bool
 
-	mu       sync.Mutex
-	requests []Request
+	recorder
 }
 
 // NewParca starts a fake Parca; it is closed when the test ends.
@@ -294,13 +303,6 @@ func NewParca(t testing.TB) *Parca {
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
-}
-
-// Requests are the calls received so far.
-func (f *Parca) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.requests)
 }
 
 var valuesPath = regexp.MustCompile(`^/api/profiles/labels/([^/]+)/values$`)
@@ -332,9 +334,7 @@ func (f *Parca) serve(w http.ResponseWriter, r *http.Request) {
 	if method == "Values" {
 		params["label_name"] = valuesPath.FindStringSubmatch(r.URL.Path)[1]
 	}
-	f.mu.Lock()
-	f.requests = append(f.requests, Request{Method: method, Header: r.Header.Clone(), Params: params})
-	f.mu.Unlock()
+	f.record(Request{Method: method, Header: r.Header.Clone(), Params: params})
 	if f.Answer != nil && f.Answer(w, r, method) {
 		return
 	}
@@ -382,4 +382,24 @@ func gatewayError(w http.ResponseWriter, status, code int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"code": code, "message": message, "details": []any{}})
+}
+
+// Decompressed returns the contents of the gzipped profile file at path,
+// decompressed: what a pprof message field of an answer holds.
+func Decompressed(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
